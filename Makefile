@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sroce: out-of-tree build and the project's entry points.
+#   make                   build sroce.ko for the running kernel
+#   make TARGET=deb12|deb13|bpo   build for a test target (out/TARGET/)
+#   make check             the whole test suite (README)
+#   make check TARGETS=deb12      the quick form, one target
+#   make demo              two guests, sroce on their link (README)
+#   make install           install into /lib/modules/$(uname -r)
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+TARGET ?=
+
+ifeq ($(TARGET),)
+all: module
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+else
+all module:
+	scripts/build.sh $(TARGET)
+endif
+
+install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KVER)
+
+check:
+	scripts/check.sh $(if $(TARGETS),--targets "$(TARGETS)")
+
+demo:
+	scripts/demo.sh
+
+setup:
+	scripts/deps.sh
+	scripts/setup-targets.sh $(TARGETS)
+
+clean:
+	rm -rf out
+	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name modules.order -o -name Module.symvers \) \
+		-not -path './.git/*' -delete
+
+.PHONY: all module install check demo setup clean

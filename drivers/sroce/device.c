@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA device: registration with the RDMA core, the device and port
+ * queries, the port's life with its netdev, and the counters.
+ *
+ * Lifetime: sroce_dev_add() takes a netdev reference and registers the
+ * device. It ends in one of three ways, all through the RDMA core: `rdma
+ * link delete` (IBK_ALLOW_USER_UNREG), the netdev going away (queued
+ * unregistration from the notifier) or module exit (ib_unregister_driver).
+ * In each the core calls sroce_dealloc_driver(), which drops the netdev
+ * reference, and then frees the memory.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+
+#include "sroce.h"
+
+static const struct rdma_stat_desc sroce_counter_descs[] = {
+	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
+	[SROCE_CNT_RX_DROP_SHORT] = { .name = "rx_drop_short" },
+	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
+};
+static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
+
+static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						       u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
+					  SROCE_NUM_COUNTERS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int sroce_get_hw_stats(struct ib_device *ibdev,
+			      struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int i;
+
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&sdev->counters[i]);
+	return SROCE_NUM_COUNTERS;
+}
+
+static int sroce_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	/* The rxe ABI defines no driver data for this command. */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = U64_MAX;
+	attr->page_size_cap = ~(u64)(SZ_4K - 1);
+	attr->hw_ver = 1;
+	/* Objects come with the verbs issue; until then none can be made. */
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = 15;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	return 0;
+}
+
+static enum ib_port_state sroce_netdev_port_state(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+		IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	enum ib_port_state state = sroce_netdev_port_state(sdev->ndev);
+
+	/* The core has zeroed *attr. */
+	attr->state = state;
+	attr->phys_state = state == IB_PORT_ACTIVE ?
+		IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = READ_ONCE(sdev->active_mtu);
+	attr->gid_tbl_len = SROCE_GID_TABLE_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
+	attr->bad_pkey_cntr = 0;
+	attr->qkey_viol_cntr = 0;
+	attr->lid = 0;
+	attr->sm_lid = 0;
+	attr->max_vl_num = 1;
+	return ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+				&attr->active_width);
+}
+
+static int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			    u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = SROCE_PKEY_DEFAULT;
+	return 0;
+}
+
+static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				    struct ib_port_immutable *immutable)
+{
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = 1;
+	immutable->gid_tbl_len = SROCE_GID_TABLE_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	if (sdev->ndev)
+		netdev_put(sdev->ndev, &sdev->ndev_tracker);
+}
+
+static const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI,
+
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.dealloc_driver = sroce_dealloc_driver,
+	.get_hw_stats = sroce_get_hw_stats,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+};
+
+static bool sroce_netdev_usable(struct net_device *ndev)
+{
+	return ndev->type == ARPHRD_ETHER && !(ndev->flags & IFF_LOOPBACK) &&
+	       ndev->addr_len == ETH_ALEN;
+}
+
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+
+	/*
+	 * rdma_rxe shares the driver id but cannot be loaded next to us
+	 * (main.c), so every device with that id is ours.
+	 */
+	return ibdev ? to_sdev(ibdev) : NULL;
+}
+
+static void sroce_port_event(struct sroce_dev *sdev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = SROCE_PORT_NUM,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/* Bring the port in step with its netdev; raise an event on a change. */
+static void sroce_dev_sync_port(struct sroce_dev *sdev)
+{
+	enum ib_port_state state = sroce_netdev_port_state(sdev->ndev);
+
+	ASSERT_RTNL();
+
+	WRITE_ONCE(sdev->active_mtu, iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)));
+	if (state == sdev->port_state)
+		return;
+	sdev->port_state = state;
+	sroce_port_event(sdev, state == IB_PORT_ACTIVE ?
+			 IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+	ibdev_info(&sdev->ibdev, "port %s\n",
+		   state == IB_PORT_ACTIVE ? "active" : "down");
+}
+
+void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event)
+{
+	ASSERT_RTNL();
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		ib_unregister_device_queued(&sdev->ibdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		sroce_dev_sync_port(sdev);
+		break;
+	default:
+		break;
+	}
+}
+
+static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
+{
+	struct ib_device *ibdev = &sdev->ibdev;
+
+	sdev->ndev = ndev;
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = 0;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
+	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	sroce_set_verbs_ops(ibdev);
+
+	/* First guesses; sroce_dev_add() syncs them under RTNL. */
+	sdev->port_state = sroce_netdev_port_state(ndev);
+	sdev->active_mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
+
+	return ib_device_set_netdev(ibdev, ndev, SROCE_PORT_NUM);
+}
+
+int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	int err;
+
+	if (!sroce_netdev_usable(ndev)) {
+		pr_err("%s: not an Ethernet device; sroce needs one\n",
+		       netdev_name(ndev));
+		return -EINVAL;
+	}
+	sdev = sroce_dev_get_by_netdev(ndev);
+	if (sdev) {
+		pr_err("%s: already has RDMA device %s\n", netdev_name(ndev),
+		       dev_name(&sdev->ibdev.dev));
+		ib_device_put(&sdev->ibdev);
+		return -EEXIST;
+	}
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+
+	err = sroce_dev_setup(sdev, ndev);
+	if (err)
+		goto err_unbind;
+
+	/* From here on the reference is dropped by sroce_dealloc_driver(). */
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	if (err)
+		goto err_dealloc;
+
+	/*
+	 * Netdev events that came while we registered found no device: the
+	 * netdev may even be on its way out. Catch up with it now.
+	 */
+	rtnl_lock();
+	if (ndev->reg_state != NETREG_REGISTERED)
+		ib_unregister_device_queued(&sdev->ibdev);
+	else
+		sroce_dev_sync_port(sdev);
+	rtnl_unlock();
+
+	ibdev_info(&sdev->ibdev, "attached to %s\n", netdev_name(ndev));
+	return 0;
+
+err_unbind:
+	sdev->ndev = NULL;	/* no reference taken yet */
+err_dealloc:
+	/* Calls sroce_dealloc_driver(). */
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ingress: every RoCEv2 datagram is checked here once before anything in
+ * it is trusted. Until QPs exist, each well-formed one is counted and
+ * dropped for want of a destination.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/skbuff.h>
+
+#include "sroce.h"
+
+/* Base Transport Header and Invariant CRC, the least a packet carries. */
+#define SROCE_BTH_BYTES		12
+#define SROCE_ICRC_BYTES	4
+
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
+
+	if (skb->len < SROCE_BTH_BYTES + SROCE_ICRC_BYTES) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_SHORT);
+		goto drop;
+	}
+	sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
+drop:
+	kfree_skb(skb);
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce: a software RoCEv2 device. Objects and interfaces shared between
+ * the files of the module, in packet-path order: net -> recv -> device.
+ */
+#ifndef _SROCE_H
+#define _SROCE_H
+
+#include <linux/atomic.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+#define SROCE_UDP_PORT		4791	/* IANA RoCEv2 */
+#define SROCE_PORT_NUM		1
+#define SROCE_GID_TABLE_LEN	1024
+#define SROCE_PKEY_DEFAULT	0xffff
+#define SROCE_MAX_MSG_SIZE	(1U << 31)	/* IBTA limit for one message */
+#define SROCE_UVERBS_ABI	2	/* rdma-core's rxe provider */
+
+/**
+ * enum sroce_counter - per-device counters shown by `rdma statistic`
+ * @SROCE_CNT_RX_PACKETS: RoCEv2 datagrams received for this device
+ * @SROCE_CNT_RX_DROP_SHORT: dropped: too short for a BTH and an ICRC
+ * @SROCE_CNT_RX_DROP_NO_QP: dropped: no QP to deliver to
+ * @SROCE_NUM_COUNTERS: number of counters
+ */
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_DROP_SHORT,
+	SROCE_CNT_RX_DROP_NO_QP,
+	SROCE_NUM_COUNTERS
+};
+
+/**
+ * struct sroce_dev - one sroce RDMA device, bound to one Ethernet netdev
+ * @ibdev: the RDMA core's device; must stay first (ib_alloc_device)
+ * @ndev: the netdev carrying our traffic; a reference is held until the
+ *	RDMA core calls dealloc_driver
+ * @ndev_tracker: tracker of that reference
+ * @port_state: port state last reported by an IB event; written under RTNL
+ * @active_mtu: IB MTU derived from the netdev MTU; written under RTNL,
+ *	read locklessly
+ * @counters: &enum sroce_counter values, updated from softirq
+ */
+struct sroce_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+	atomic64_t counters[SROCE_NUM_COUNTERS];
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
+{
+	atomic64_inc(&sdev->counters[c]);
+}
+
+/* device.c */
+
+/**
+ * sroce_dev_add() - create and register the RDMA device of a netdev
+ * @ibdev_name: name asked for by `rdma link add`
+ * @ndev: an Ethernet netdev, referenced by the caller
+ *
+ * Context: process context, RTNL not held.
+ * Return: 0, or -EINVAL for a netdev that is not Ethernet, -EEXIST when
+ * the netdev already has an RDMA device, another errno from the RDMA core.
+ */
+int sroce_dev_add(const char *ibdev_name, struct net_device *ndev);
+
+/**
+ * sroce_dev_netdev_event() - follow a change of the netdev under a device
+ * @sdev: the device bound to the netdev
+ * @event: a NETDEV_* notifier event
+ *
+ * Queues the device's unregistration when the netdev goes away, and raises
+ * the IB port events when the port goes up or down.
+ *
+ * Context: process context, RTNL held.
+ */
+void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event);
+
+/**
+ * sroce_dev_get_by_netdev() - look up the device bound to a netdev
+ * @ndev: any netdev
+ *
+ * Context: any context.
+ * Return: the device with a reference the caller drops with
+ * ib_device_put(), or NULL.
+ */
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+
+/* verbs.c */
+
+/**
+ * sroce_set_verbs_ops() - install the verbs entry points on a device
+ * @ibdev: device being set up, not yet registered
+ *
+ * Context: process context.
+ */
+void sroce_set_verbs_ops(struct ib_device *ibdev);
+
+/* recv.c */
+
+/**
+ * sroce_recv() - take one received RoCEv2 datagram
+ * @sdev: device of the netdev the datagram came in on
+ * @skb: the datagram, UDP header pulled; consumed
+ *
+ * Context: softirq.
+ */
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+
+/* net.c */
+
+/**
+ * sroce_net_init() - open the RoCEv2 UDP sockets in every namespace
+ *
+ * Context: process context (module init).
+ * Return: 0, or -EBUSY when UDP port 4791 is already taken (rdma_rxe).
+ */
+int sroce_net_init(void);
+
+/**
+ * sroce_net_exit() - close every socket sroce_net_init() opened
+ *
+ * Context: process context (module exit).
+ */
+void sroce_net_exit(void);
+
+#endif /* _SROCE_H */

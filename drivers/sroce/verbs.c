@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verbs entry points. A user context can be opened, so that stock
+ * rdma-core binds and queries the device; every object verb answers
+ * -EOPNOTSUPP until its object exists (PD, MR, CQ, SRQ, QP and AH come
+ * with the verbs-objects work).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+
+/**
+ * struct sroce_ucontext - per-process context of a user of the device
+ * @ibuc: the RDMA core's context; must stay first
+ */
+struct sroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+/*
+ * The RDMA core allocates these objects before it calls us, so their sizes
+ * must be declared even while the create verbs refuse.
+ */
+struct sroce_pd {
+	struct ib_pd ibpd;
+};
+
+struct sroce_cq {
+	struct ib_cq ibcq;
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+};
+
+static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
+				struct ib_udata *udata)
+{
+	/* The rxe ABI has no driver data in either direction here. */
+	return 0;
+}
+
+static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	/* Never called: no PD can be allocated. */
+	return 0;
+}
+
+static int sroce_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			   SROCE_CREATE_CQ_UARG)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int sroce_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
+{
+	return 0;
+}
+
+static int sroce_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	return -EOPNOTSUPP;
+}
+
+static int sroce_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int sroce_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+static int sroce_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				       u64 iova, int access,
+				       SROCE_REG_USER_MR_DMAH_ARG
+				       struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static int sroce_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static const struct ib_device_ops sroce_verbs_ops = {
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.get_dma_mr = sroce_get_dma_mr,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+void sroce_set_verbs_ops(struct ib_device *ibdev)
+{
+	ib_set_device_ops(ibdev, &sroce_verbs_ops);
+	/* Legacy write() commands the rxe provider still issues. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+}

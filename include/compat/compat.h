@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Compatibility with older kernels. The driver is written against the
+ * newest kernel of the matrix (design.md §1); every difference with an older
+ * one is bridged here, driven by the SROCE_HAVE_* flags that
+ * scripts/compat-probe.sh derives from the target's headers. This header is
+ * force-included into every file of the module.
+ */
+#ifndef _SROCE_COMPAT_H
+#define _SROCE_COMPAT_H
+
+/*
+ * create_cq: since 6.11 the core passes the whole uverbs attribute bundle
+ * instead of the driver udata.
+ */
+#ifdef SROCE_HAVE_CREATE_CQ_ATTR_BUNDLE
+#define SROCE_CREATE_CQ_UARG struct uverbs_attr_bundle *attrs
+#else
+#define SROCE_CREATE_CQ_UARG struct ib_udata *udata
+#endif
+
+/* reg_user_mr: since 6.17 a DMA handle precedes the udata. */
+#ifdef SROCE_HAVE_REG_USER_MR_DMAH
+#define SROCE_REG_USER_MR_DMAH_ARG struct ib_dmah *dmah,
+#else
+#define SROCE_REG_USER_MR_DMAH_ARG
+#endif
+
+/*
+ * setup_udp_tunnel_sock() and udp_tunnel_sock_release() take the struct
+ * sock instead of the struct socket since 6.15.
+ */
+#ifdef SROCE_HAVE_UDP_TUNNEL_SOCK_SK
+#define sroce_setup_udp_tunnel_sock(net, sock, cfg) \
+	setup_udp_tunnel_sock(net, (sock)->sk, cfg)
+#define sroce_udp_tunnel_sock_release(sock) \
+	udp_tunnel_sock_release((sock)->sk)
+#else
+#define sroce_setup_udp_tunnel_sock(net, sock, cfg) \
+	setup_udp_tunnel_sock(net, sock, cfg)
+#define sroce_udp_tunnel_sock_release(sock) \
+	udp_tunnel_sock_release(sock)
+#endif
+
+#endif /* _SROCE_COMPAT_H */

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build sroce.ko for test targets into out/TARGET/. The sources are copied
+# to a per-target build dir (so targets never share objects); deb13 and bpo
+# build inside the trixie rootfs (gcc-14, their headers' /usr/src paths).
+# Usage: scripts/build.sh [--w1] TARGET...
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+extra=
+if [ "${1:-}" = --w1 ]; then extra="W=1"; shift; fi
+
+build_one() {
+	local t=$1 bdir rel
+	sroce_target_env "$t"
+	rel=build/$t
+	if [ -n "$BUILDROOT" ]; then
+		bdir="$BUILDROOT/$rel"
+	else
+		bdir="$SROCE_CACHE/$rel"
+	fi
+	mkdir -p "$bdir" "$SROCE_TOP/out/$t"
+	rsync -a --delete --exclude out --exclude .git \
+		--include '*/' --include '*.[ch]' --include 'Kbuild' --include '*.sh' \
+		--include Makefile --exclude '*' "$SROCE_TOP/" "$bdir/"
+	log "$t: building against $KVER"
+	if [ -n "$BUILDROOT" ]; then
+		unshare -m sh -c "mount -t proc proc '$BUILDROOT/proc' &&
+			chroot '$BUILDROOT' make -C '$KDIR' M=/$rel CC=$CCVAR HOSTCC=$CCVAR $extra modules" \
+			>"$SROCE_TOP/out/$t/build.log" 2>&1 || { cat "$SROCE_TOP/out/$t/build.log" >&2; die "$t: build failed"; }
+	else
+		make -C "$KDIR" M="$bdir" $extra modules >"$SROCE_TOP/out/$t/build.log" 2>&1 ||
+			{ cat "$SROCE_TOP/out/$t/build.log" >&2; die "$t: build failed"; }
+	fi
+	find "$bdir" -name '*.ko' -exec cp {} "$SROCE_TOP/out/$t/" \;
+	echo "$KVER" >"$SROCE_TOP/out/$t/kver"
+	# Any compiler warning is a failure.
+	if grep -E 'warning:|error:' "$SROCE_TOP/out/$t/build.log" >&2; then
+		die "$t: the build warned"
+	fi
+}
+
+[ $# -gt 0 ] || die "usage: build.sh [--w1] TARGET..."
+for t in "$@"; do build_one "$t"; done

@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Feature probes for include/compat/compat.h. Prints -DSROCE_HAVE_* flags
+# for the kernel whose source (or headers) tree is $1. Each probe looks for
+# a declaration in the headers, flattened so line breaks and spacing do not
+# matter; no LINUX_VERSION_CODE checks anywhere.
+src=${1:?usage: compat-probe.sh KERNEL_SRCTREE}
+inc="$src/include"
+
+flat() { tr -d ' \t\n' <"$inc/$1" 2>/dev/null; }
+
+probe() { # flag header fixed-string
+	if flat "$2" | grep -qF "$3"; then
+		printf ' -D%s' "$1"
+	fi
+}
+
+probe SROCE_HAVE_CREATE_CQ_ATTR_BUNDLE rdma/ib_verbs.h \
+	'int(*create_cq)(structib_cq*cq,conststructib_cq_init_attr*attr,structuverbs_attr_bundle*attrs);'
+probe SROCE_HAVE_REG_USER_MR_DMAH rdma/ib_verbs.h \
+	'u64virt_addr,intmr_access_flags,structib_dmah*dmah,structib_udata*udata);'
+probe SROCE_HAVE_UDP_TUNNEL_SOCK_SK net/udp_tunnel.h \
+	'voidsetup_udp_tunnel_sock(structnet*net,structsock*sk,'
+probe SROCE_HAVE_WQ_BH linux/workqueue.h 'WQ_BH=1<<0'
+echo
