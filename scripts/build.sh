@@ -35,10 +35,22 @@ build_one() {
 	fi
 	find "$bdir" -name '*.ko' -exec cp {} "$SROCE_TOP/out/$t/" \;
 	echo "$KVER" >"$SROCE_TOP/out/$t/kver"
+	install_for_guests "$t"
 	# Any compiler warning is a failure.
 	if grep -E 'warning:|error:' "$SROCE_TOP/out/$t/build.log" >&2; then
 		die "$t: the build warned"
 	fi
+}
+
+# Put the module into the target's module tree on the host and index it
+# there, so the guests' modprobe (and `rdma link add`'s autoload) find it;
+# depmod natively takes seconds, under TCG most of a minute.
+install_for_guests() {
+	local t=$1 mroot
+	if [ -n "$MODROOT" ]; then mroot=$MODROOT; else mroot=$ROOT; fi
+	mkdir -p "$mroot/usr/lib/modules/$KVER/updates"
+	cp "$SROCE_TOP/out/$t/sroce.ko" "$mroot/usr/lib/modules/$KVER/updates/"
+	depmod -b "$mroot/usr" -a "$KVER" 2>&1 | grep -v 'could not open modules' >&2 || true
 }
 
 [ $# -gt 0 ] || die "usage: build.sh [--w1] TARGET..."

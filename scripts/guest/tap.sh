@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# TAP helpers for guest test scripts. Source it; end with tap_done.
+tap_n=0
+tap_failed=0
+
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
+not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $*"; }
+skip() { # reason description
+	tap_n=$((tap_n + 1)); echo "ok $tap_n - $2 # SKIP $1"
+}
+diag() { sed 's/^/# /'; }
+
+# check DESCRIPTION COMMAND...: ok when the command exits 0.
+check() {
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok "$d"; else not_ok "$d"; printf '%s\n' "$out" | diag; fi
+}
+
+# check_fails DESCRIPTION COMMAND...: ok when the command exits non-zero.
+check_fails() {
+	local d=$1 out
+	shift
+	if out=$("$@" 2>&1); then not_ok "$d (succeeded)"; printf '%s\n' "$out" | diag; else ok "$d"; fi
+}
+
+# wait_for SECONDS COMMAND...: poll until the command succeeds.
+wait_for() {
+	local t=$(($1 * 10))
+	shift
+	while [ "$t" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		t=$((t - 1))
+	done
+	"$@"
+}
+
+tap_done() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}

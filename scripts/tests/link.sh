@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test (topology "pair"): sroce on both ends of a real QEMU link.
+# Each guest prints its own TAP stream.
+. "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/rendezvous.sh"
+
+case $SROCE_ROLE in
+a) me=1 peer=2 other=b ;;
+*) me=2 peer=1 other=a ;;
+esac
+sysdev=/sys/class/infiniband
+counter() { rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+state_is() { grep -q "$2" "$sysdev/$1/ports/1/state"; }
+has_gid() { cat "$sysdev/$1"/ports/1/gids/* | grep -qi "$2"; }
+
+ip link set eth0 up
+ip addr add "192.0.2.$me/24" dev eth0
+ip -6 addr add "2001:db8::$me/64" dev eth0 nodad
+check "rdma link add sroce0 over eth0 (virtio-net)" \
+	rdma link add sroce0 type sroce netdev eth0
+check "port ACTIVE" wait_for 10 state_is sroce0 ACTIVE
+check "IPv4 GID" wait_for 5 has_gid sroce0 "ffff:c000:020$me"
+check "IPv6 GID" wait_for 5 has_gid sroce0 "2001:0db8:0000:0000:0000:0000:0000:000$me"
+publish guid "$(cat $sysdev/sroce0/node_guid)"
+barrier up
+check "the link carries IP (ping $other)" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
+check "the peer's device has its own node GUID" \
+	[ "$(lookup $other guid)" != "$(cat $sysdev/sroce0/node_guid)" ]
+
+# Each side sends three RoCEv2-port datagrams, over IPv4 and IPv6; the
+# other side's device counts them.
+rx0=$(counter rx_packets)
+barrier counted0
+python3 - "$peer" <<'PY'
+import socket, sys
+p = sys.argv[1]
+for fam, addr in ((socket.AF_INET, '192.0.2.' + p), (socket.AF_INET6, '2001:db8::' + p)):
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    for n in (8, 64, 1024):
+        if fam == socket.AF_INET6 and n != 64:
+            continue
+        s.sendto(bytes(n), (addr, 4791))
+PY
+barrier sent
+check "datagrams from the peer reach this device (IPv4 and IPv6)" \
+	wait_for 10 sh -c "[ \$(rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x rx_packets | tail -n 1) -ge $((rx0 + 4)) ]"
+check "the short one is counted as such" [ "$(counter rx_drop_short)" -ge 1 ]
+barrier done
+check "rdma link delete" rdma link delete sroce0
+tap_done

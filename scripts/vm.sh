@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a command in QEMU guests of one target and topology (design.md §2).
+#   scripts/vm.sh [--timeout S] [--keep DIR] TARGET TOPOLOGY COMMAND...
+# TOPOLOGY: one (guest "a" with a virtio-net NIC on an empty hub) or pair
+# (guests "a" and "b", their eth0s wired by a QEMU stream socket).
+# COMMAND runs in every guest with SROCE_ROLE=a|b; /sroceio is a directory
+# all guests and the host share (rendezvous). The guests' output is printed
+# with a "[role]" prefix when there are several. Then each guest's kernel
+# log is checked: a warning, BUG, Oops, KASAN, UBSAN, lockdep or kmemleak
+# report fails the run. Exit: 0 only if every guest's command exited 0 and
+# every kernel log is clean. TAP lines are printed for the kernel checks.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+timeout=900
+keep=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--timeout) timeout=$2; shift 2 ;;
+	--keep) keep=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 3 ] || die "usage: vm.sh [--timeout S] [--keep DIR] TARGET one|pair COMMAND..."
+target=$1 topo=$2
+shift 2
+sroce_target_env "$target"
+initrd=$("$SROCE_TOP/scripts/mkinitramfs.sh" "$target")
+
+case $topo in
+one) roles="a" ;;
+pair) roles="a b" ;;
+*) die "unknown topology $topo (one, pair)" ;;
+esac
+
+io=$(mktemp -d /tmp/sroce-vm.XXXXXX)
+chmod 0777 "$io"
+cleanup() {
+	local p
+	for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
+	if [ -n "$keep" ]; then mkdir -p "$keep" && cp -r "$io"/. "$keep"/; fi
+	rm -rf "$io"
+}
+trap cleanup EXIT
+printf '%s\n' "$*" >"$io/cmd.sh"
+
+accel=${SROCE_ACCEL:-tcg}
+mem=${SROCE_VM_MEM:-2048}
+extra_append=${SROCE_VM_APPEND:-}
+
+start_guest() { # role index
+	local role=$1 i=$2 net append
+	local -a args
+	case $topo in
+	one) net="hubport,id=n0,hubid=0" ;;
+	pair)
+		if [ "$role" = a ]; then
+			net="stream,id=n0,server=on,addr.type=unix,addr.path=$io/link.sock"
+		else
+			net="stream,id=n0,server=off,addr.type=unix,addr.path=$io/link.sock"
+		fi
+		;;
+	esac
+	append="console=ttyS0 loglevel=5 panic=-1 oops=panic sroce_role=$role sroce_target=$target"
+	[ -n "$MODROOT" ] && append="$append sroce_mods=1"
+	append="$append $extra_append"
+	args=(-accel "$accel" -cpu max -smp 2 -m "$mem" -display none -vga none
+		-no-reboot -monitor none
+		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append"
+		-serial "file:$io/console-$role.log" -serial "file:$io/out-$role.log"
+		-virtfs "local,path=$ROOT,mount_tag=sroceroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$SROCE_TOP,mount_tag=srocesrc,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$io,mount_tag=sroceio,security_model=none,multidevs=remap"
+		-netdev "$net" -device "virtio-net-pci,netdev=n0,mac=52:54:00:5c:00:0$i")
+	[ -n "$MODROOT" ] && args+=(-virtfs "local,path=$MODROOT,mount_tag=srocemods,security_model=none,readonly=on,multidevs=remap")
+	timeout -k 5 "$timeout" qemu-system-x86_64 "${args[@]}" >"$io/qemu-$role.log" 2>&1 &
+}
+
+i=1
+for role in $roles; do
+	start_guest "$role" "$i"
+	if [ "$topo" = pair ] && [ "$role" = a ]; then
+		for _ in $(seq 100); do [ -S "$io/link.sock" ] && break; sleep 0.1; done
+	fi
+	i=$((i + 1))
+done
+wait || true
+
+# Patterns that fail a run whatever the test said.
+bad='WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection|Kernel panic|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|lockdep|unreferenced object|INFO: task .* blocked|stack-protector|refcount_t:'
+rc=0
+for role in $roles; do
+	pre=
+	[ "$topo" = pair ] && pre="[$role] "
+	sed "s/^/$pre/" "$io/out-$role.log" 2>/dev/null || true
+	code=$(cat "$io/exit-$role" 2>/dev/null || echo none)
+	if [ "$code" = none ]; then
+		echo "not ok - $target/$role: guest did not finish (timeout ${timeout}s or crash)"
+		echo "# console tail:"; tail -n 40 "$io/console-$role.log" | sed 's/^/#   /'
+		tail -n 5 "$io/qemu-$role.log" | sed 's/^/#   qemu: /'
+		rc=1
+		continue
+	fi
+	[ "$code" = 0 ] || rc=1
+	log=$io/dmesg-$role
+	[ -f "$log" ] || log=$io/console-$role.log
+	# The kernel log only: the console also carries user space's stderr.
+	hits=$(grep -E "$bad" "$log" 2>/dev/null | grep -v 'lockdep is turned off' || true)
+	if [ -s "$io/kmemleak-$role" ]; then
+		hits="$hits
+kmemleak: $(head -n 20 "$io/kmemleak-$role")"
+	fi
+	if [ -n "$(echo "$hits" | tr -d '[:space:]')" ]; then
+		echo "not ok - $target/$role: kernel log clean"
+		echo "$hits" | head -n 60 | sed 's/^/#   /'
+		grep -B5 -A40 -m1 -E "$bad" "$log" | sed 's/^/#   /' | head -n 80
+		rc=1
+	else
+		echo "ok - $target/$role: kernel log clean"
+	fi
+done
+exit $rc
