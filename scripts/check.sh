@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: install what is missing, set the targets up, build on each,
+# run the guest suites, total the TAP and end with "N passed, N failed,
+# N skipped". Exits non-zero on any failure.
+#   scripts/check.sh [--targets "deb12 deb13 bpo"]
+# Logs of every guest are kept in out/check/TARGET-SUITE/.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+targets=$SROCE_TARGETS_ALL
+while [ $# -gt 0 ]; do
+	case $1 in
+	--targets) targets=$2; shift 2 ;;
+	*) die "usage: check.sh [--targets LIST]" ;;
+	esac
+done
+
+outdir=$SROCE_TOP/out/check
+rm -rf "$outdir"
+mkdir -p "$outdir"
+tap=$outdir/all.tap
+: >"$tap"
+start=$(date +%s)
+
+# Print and record one TAP line.
+say() { echo "$*" | tee -a "$tap"; }
+
+# step NAME COMMAND...: a host-side step is one test.
+step() {
+	local name=$1 t0=$(date +%s)
+	shift
+	if "$@" >"$outdir/$name.log" 2>&1; then
+		say "ok - $name ($(($(date +%s) - t0)) s)"
+		return 0
+	fi
+	say "not ok - $name"
+	tail -n 30 "$outdir/$name.log" | sed 's/^/#   /' | tee -a "$tap"
+	return 1
+}
+
+# suite TARGET TOPOLOGY NAME TIMEOUT: a guest script's TAP, plus the kernel
+# log checks of every guest and its exit code.
+suite() {
+	local t=$1 topo=$2 name=$3 tmo=$4 t0=$(date +%s) rc=0
+	echo "# $t: $name ($topo)" | tee -a "$tap"
+	"$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" --keep "$outdir/$t-$name" \
+		"$t" "$topo" "sh \$SROCE_SRC/scripts/tests/$name.sh" >"$outdir/$t-$name.tap" 2>&1 || rc=$?
+	sed "s/^\(\[[a-z]\] \)\?\(not ok\|ok\) [0-9]* *-/\1\2 - $t\/$name:/" \
+		"$outdir/$t-$name.tap" | tee -a "$tap"
+	if [ $rc = 0 ]; then
+		say "ok - $t/$name: guests exited 0 ($(($(date +%s) - t0)) s)"
+	else
+		say "not ok - $t/$name: a guest failed (exit $rc)"
+	fi
+}
+
+step deps "$SROCE_TOP/scripts/deps.sh" || true
+# shellcheck disable=SC2086
+if ! step setup "$SROCE_TOP/scripts/setup-targets.sh" $targets; then
+	targets=
+fi
+
+for t in $targets; do
+	step "build-$t" "$SROCE_TOP/scripts/build.sh" "$t" || continue
+	suite "$t" one device 600
+	suite "$t" pair link 600
+done
+
+pass=$(grep -cE '^(\[[a-z]\] )?ok ' "$tap" | tr -d ' ')
+skipped=$(grep -cE '^(\[[a-z]\] )?ok .*# SKIP' "$tap" | tr -d ' ')
+failed=$(grep -cE '^(\[[a-z]\] )?not ok ' "$tap" | tr -d ' ')
+pass=$((pass - skipped))
+echo "# targets: ${targets:-none}; $(($(date +%s) - start)) s; logs in out/check/"
+if [ -z "$targets" ] && [ "$failed" = 0 ]; then
+	failed=1
+	echo "not ok - no target was set up"
+fi
+echo "$pass passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
