@@ -70,7 +70,7 @@ start_guest() { # role index
 	esac
 	append="console=ttyS0 loglevel=5 panic=-1 oops=panic sroce_role=$role sroce_target=$target"
 	[ -n "$MODROOT" ] && append="$append sroce_mods=1"
-	append="$append $extra_append"
+	append="$append ${APPEND:-} $extra_append"
 	args=(-accel "$accel_opt" -cpu max -smp 2 -m "$mem" -display none -vga none
 		-no-reboot -monitor none
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append"
