@@ -5,6 +5,7 @@
 #   make TARGET=deb12|deb13|bpo   build for a test target (out/TARGET/)
 #   make check             the whole test suite (README)
 #   make check TARGETS=deb12      the quick form, one target
+#   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r)
 KVER ?= $(shell uname -r)
@@ -30,6 +31,11 @@ check:
 demo:
 	scripts/demo.sh
 
+lint:
+	scripts/deps.sh
+	scripts/setup-targets.sh deb12 deb13 bpo
+	scripts/lint.sh
+
 setup:
 	scripts/deps.sh
 	scripts/setup-targets.sh $(TARGETS)
@@ -40,4 +46,4 @@ clean:
 		-o -name '.*.cmd' -o -name modules.order -o -name Module.symvers \) \
 		-not -path './.git/*' -delete
 
-.PHONY: all module install check demo setup clean
+.PHONY: all module install check demo lint setup clean

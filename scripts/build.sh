@@ -4,12 +4,18 @@
 # Build sroce.ko for test targets into out/TARGET/. The sources are copied
 # to a per-target build dir (so targets never share objects); deb13 and bpo
 # build inside the trixie rootfs (gcc-14, their headers' /usr/src paths).
-# Usage: scripts/build.sh [--w1] TARGET...
+# Usage: scripts/build.sh [--w1|--sparse] TARGET...
+#   --w1      build with W=1 (extra compiler warnings)
+#   --sparse  W=1 plus sparse with endian checks (C=2); host targets only
+# Any warning fails the build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 extra=
-if [ "${1:-}" = --w1 ]; then extra="W=1"; shift; fi
+case ${1:-} in
+--w1) extra="W=1"; shift ;;
+--sparse) extra="W=1 C=2 CF=-D__CHECK_ENDIAN__"; shift ;;
+esac
 
 build_one() {
 	local t=$1 bdir rel
@@ -30,11 +36,15 @@ build_one() {
 			chroot '$BUILDROOT' make -C '$KDIR' M=/$rel CC=$CCVAR HOSTCC=$CCVAR $extra modules" \
 			>"$SROCE_TOP/out/$t/build.log" 2>&1 || { cat "$SROCE_TOP/out/$t/build.log" >&2; die "$t: build failed"; }
 	else
+		# shellcheck disable=SC2086
 		make -C "$KDIR" M="$bdir" $extra modules >"$SROCE_TOP/out/$t/build.log" 2>&1 ||
 			{ cat "$SROCE_TOP/out/$t/build.log" >&2; die "$t: build failed"; }
 	fi
 	find "$bdir" -name '*.ko' -exec cp {} "$SROCE_TOP/out/$t/" \;
 	echo "$KVER" >"$SROCE_TOP/out/$t/kver"
+	if [[ $extra == *C=2* ]] && ! grep -q '^  CHECK ' "$SROCE_TOP/out/$t/build.log"; then
+		die "$t: sparse did not run"
+	fi
 	install_for_guests "$t"
 	# Any compiler warning is a failure.
 	if grep -E 'warning:|error:' "$SROCE_TOP/out/$t/build.log" >&2; then
@@ -53,5 +63,5 @@ install_for_guests() {
 	depmod -b "$mroot/usr" -a "$KVER" 2>&1 | grep -v 'could not open modules' >&2 || true
 }
 
-[ $# -gt 0 ] || die "usage: build.sh [--w1] TARGET..."
+[ $# -gt 0 ] || die "usage: build.sh [--w1|--sparse] TARGET..."
 for t in "$@"; do build_one "$t"; done

@@ -62,6 +62,13 @@ if ! step setup "$SROCE_TOP/scripts/setup-targets.sh" $targets; then
 	targets=
 fi
 
+# Static gates first: checkpatch, kernel-doc, sparse and W=1 builds.
+if [ -n "$targets" ]; then
+	"$SROCE_TOP/scripts/lint.sh" >"$outdir/lint.log" 2>&1
+	grep -E '^(not )?ok ' "$outdir/lint.log" | tee -a "$tap"
+	grep -vE '^(not )?ok |building against' "$outdir/lint.log" | head -n 40 | sed 's/^/#   /'
+fi
+
 for t in $targets; do
 	step "build-$t" "$SROCE_TOP/scripts/build.sh" "$t" || continue
 	suite "$t" one device 600

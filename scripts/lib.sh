@@ -75,6 +75,23 @@ sroce_pkg_deps() { # cache-cmd pkg[/suite|=ver] regex
 		tr ',' '\n' | sed 's/^ *//; s/ .*//; s/|.*//' | grep -E "$3" || true
 }
 
+# Debian's linux-source-7.3 tarball (trixie-backports), for the lint tools
+# and the debug kernel. Prints its path.
+sroce_linux_source() {
+	local dir="$SROCE_CACHE/src" tarball="$SROCE_CACHE/src/linux-source-7.3.tar.xz" deb
+	if [ ! -f "$tarball" ]; then
+		sroce_apt_private_init
+		mkdir -p "$dir"
+		(cd "$dir" && sroce_apt_get download linux-source-7.3 >/dev/null) ||
+			die "apt-get download linux-source-7.3 failed"
+		deb=$(ls -t "$dir"/linux-source-7.3_*.deb | head -n 1)
+		dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-7.3.tar.xz >"$tarball.tmp"
+		mv "$tarball.tmp" "$tarball"
+		rm -f "$deb"
+	fi
+	echo "$tarball"
+}
+
 # Paths of one target. Sets KVER, ROOT (guest root), MODROOT (extra lower
 # layer holding usr/lib/modules, or empty), VMLINUZ, BUILDROOT (chroot for
 # the build, empty for the host).

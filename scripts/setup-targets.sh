@@ -11,12 +11,30 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ROOTFS="$SROCE_CACHE/rootfs/trixie"
-ROOTFS_PKGS="kmod,iproute2,rdma-core,ibverbs-utils,ibverbs-providers,perftest,rdmacm-utils,python3-pyverbs,nvme-cli,fio,busybox,procps,gcc-14,make,libc6-dev,libelf-dev,bc,bison,flex,xz-utils,dwarves,cpio"
+ROOTFS_PKGS="perl,kmod,iproute2,rdma-core,ibverbs-utils,ibverbs-providers,perftest,rdmacm-utils,python3-pyverbs,nvme-cli,fio,busybox,procps,gcc-14,make,libc6-dev,libelf-dev,bc,bison,flex,xz-utils,dwarves,cpio"
 ROOTFS_STAMP_VER=1
+
+# Packages added to the list after a rootfs was made are installed into it.
+rootfs_top_up() {
+	local missing=() p
+	for p in ${ROOTFS_PKGS//,/ }; do
+		chroot "$ROOTFS" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing into the rootfs: ${missing[*]}"
+	unshare -m sh -c "mount -t proc proc '$ROOTFS/proc' &&
+		chroot '$ROOTFS' apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive chroot '$ROOTFS' apt-get install -y -qq --no-install-recommends ${missing[*]}" \
+		>>"$SROCE_CACHE/debootstrap.log" 2>&1 || die "rootfs: installing ${missing[*]} failed"
+}
 
 setup_rootfs() {
 	local stamp="$ROOTFS/.sroce-rootfs-$ROOTFS_STAMP_VER"
-	[ -f "$stamp" ] && return 0
+	if [ -f "$stamp" ]; then
+		rootfs_top_up
+		return 0
+	fi
 	local mirror
 	mirror=$(sroce_mirror) || die "cannot read the Debian mirror from the host's apt sources"
 	log "debootstrap trixie rootfs into $ROOTFS (1-2 minutes)"

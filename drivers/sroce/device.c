@@ -25,6 +25,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_SHORT] = { .name = "rx_drop_short" },
 	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
 };
+
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
 
 static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -14,7 +14,7 @@
 #define SROCE_PORT_NUM		1
 #define SROCE_GID_TABLE_LEN	1024
 #define SROCE_PKEY_DEFAULT	0xffff
-#define SROCE_MAX_MSG_SIZE	(1U << 31)	/* IBTA limit for one message */
+#define SROCE_MAX_MSG_SIZE	BIT(31)	/* IBTA limit for one message */
 #define SROCE_UVERBS_ABI	2	/* rdma-core's rxe provider */
 
 /**

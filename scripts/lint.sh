@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make lint`: the static gates. Each prints what it found; any finding
+# fails. checkpatch.pl and kernel-doc come from Debian's linux-source-7.3
+# (the newest rules of the matrix), extracted once into the cache.
+#   scripts/lint.sh [checkpatch|kernel-doc|sparse|w1]...
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tools="$SROCE_CACHE/src/lint-7.3"
+ensure_tools() {
+	[ -f "$tools/.done" ] && return 0
+	local tarball
+	tarball=$(sroce_linux_source)
+	log "extracting checkpatch and kernel-doc from $(basename "$tarball")"
+	rm -rf "$tools"
+	mkdir -p "$tools"
+	tar -xJf "$tarball" -C "$tools" --strip-components=1 \
+		linux-source-7.3/scripts/checkpatch.pl \
+		linux-source-7.3/scripts/spelling.txt \
+		linux-source-7.3/scripts/const_structs.checkpatch \
+		linux-source-7.3/tools/docs/kernel-doc \
+		linux-source-7.3/tools/lib/python
+	touch "$tools/.done"
+}
+
+cd "$SROCE_TOP"
+mapfile -t srcs < <(find drivers include kunit -name '*.[ch]' 2>/dev/null | sort)
+mapfile -t hdrs < <(printf '%s\n' "${srcs[@]}" | grep '\.h$')
+
+gate_checkpatch() {
+	ensure_tools
+	# --no-tree: we are not a kernel tree; --strict: the CHECKs count too.
+	perl "$tools/scripts/checkpatch.pl" --no-tree --strict --terse --no-summary \
+		--show-types -f "${srcs[@]}" | tee /dev/stderr | { ! grep -q .; }
+}
+
+gate_kernel_doc() {
+	ensure_tools
+	# -Wall: missing parameters, return values and members count.
+	python3 "$tools/tools/docs/kernel-doc" -none -Wall "${hdrs[@]}" "${srcs[@]}" 2>&1 |
+		tee /dev/stderr | { ! grep -q .; }
+}
+
+gate_sparse() {
+	"$SROCE_TOP/scripts/build.sh" --sparse deb12
+}
+
+gate_w1() {
+	"$SROCE_TOP/scripts/build.sh" --w1 deb13 bpo
+}
+
+gates=${*:-checkpatch kernel-doc sparse w1}
+rc=0
+for g in $gates; do
+	if "gate_${g//-/_}"; then
+		echo "ok - lint: $g"
+	else
+		echo "not ok - lint: $g"
+		rc=1
+	fi
+done
+exit $rc
