@@ -44,11 +44,18 @@ gate_kernel_doc() {
 }
 
 gate_sparse() {
+	"$SROCE_TOP/scripts/setup-targets.sh" deb12
 	"$SROCE_TOP/scripts/build.sh" --sparse deb12
 }
 
+# W=1 on the chroot-built targets (deb12's W=1 ran with sparse); set
+# SROCE_LINT_TARGETS to limit them to the targets that are set up.
 gate_w1() {
-	"$SROCE_TOP/scripts/build.sh" --w1 deb13 bpo
+	local t list=()
+	for t in ${SROCE_LINT_TARGETS:-$SROCE_TARGETS_ALL}; do
+		[ "$t" = deb12 ] || list+=("$t")
+	done
+	[ ${#list[@]} -eq 0 ] || "$SROCE_TOP/scripts/build.sh" --w1 "${list[@]}"
 }
 
 gates=${*:-checkpatch kernel-doc sparse w1}
