@@ -65,8 +65,8 @@ fi
 # Static gates first: checkpatch, kernel-doc, sparse and W=1 builds.
 if [ -n "$targets" ]; then
 	SROCE_LINT_TARGETS=$targets "$SROCE_TOP/scripts/lint.sh" >"$outdir/lint.log" 2>&1
-	grep -E '^(not )?ok ' "$outdir/lint.log" | tee -a "$tap"
-	grep -vE '^(not )?ok |building against' "$outdir/lint.log" | head -n 40 | sed 's/^/#   /'
+	grep -aE '^(not )?ok ' "$outdir/lint.log" | tee -a "$tap"
+	grep -avE '^(not )?ok |building against' "$outdir/lint.log" | head -n 40 | sed 's/^/#   /'
 fi
 
 for t in $targets; do
