@@ -238,8 +238,9 @@ static inline u8 sroce_bth_tver(const struct sroce_bth *bth)
  * @psn: packet sequence number, 24 bits
  * @ackreq: ask for an acknowledgment
  *
- * MigReq is set: RoCE has no path migration and the spec wants it set.
- * Out-of-range values are truncated to their field.
+ * MigReq stays clear, as rdma_rxe sends it: without automatic path
+ * migration receivers ignore it. Out-of-range values are truncated to
+ * their field.
  *
  * Context: any.
  */
@@ -248,7 +249,7 @@ static inline void sroce_bth_init(struct sroce_bth *bth, u8 opcode, bool se,
 				  bool ackreq)
 {
 	bth->opcode = opcode;
-	bth->flags = (se ? SROCE_BTH_SE : 0) | SROCE_BTH_MIG |
+	bth->flags = (se ? SROCE_BTH_SE : 0) |
 		     ((pad << SROCE_BTH_PAD_SHIFT) & SROCE_BTH_PAD_MASK) |
 		     SROCE_BTH_TVER;
 	bth->pkey = cpu_to_be16(pkey);

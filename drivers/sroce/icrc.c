@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ICRC: the headers are copied once into a small buffer where their variant
+ * fields are set to ones; the CRC runs over that buffer, then straight
+ * over the rest of the packet.
+ */
+#include <kunit/visibility.h>
+#include <linux/crc32.h>
+#include <linux/export.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/string.h>
+#include <linux/udp.h>
+
+#include "icrc.h"
+#include "wire.h"
+
+/* Longest masked span: IPv6 header, UDP header, BTH. */
+#define SROCE_ICRC_MASKED_MAX	(sizeof(struct ipv6hdr) + sizeof(struct udphdr) + \
+				 sizeof(struct sroce_bth))
+
+int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
+{
+	static const u8 lrh_ones[8] = { 0xff, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff };
+	u8 hdr[SROCE_ICRC_MASKED_MAX];
+	unsigned int iplen, span;
+	u32 crc;
+
+	if (len < sizeof(struct iphdr))
+		return -EINVAL;
+	switch (l3[0] >> 4) {
+	case 4:
+		iplen = (l3[0] & 0x0f) * 4;
+		if (iplen != sizeof(struct iphdr))
+			return -EINVAL;	/* RoCEv2 sends no IP options */
+		break;
+	case 6:
+		iplen = sizeof(struct ipv6hdr);
+		break;
+	default:
+		return -EINVAL;
+	}
+	span = iplen + sizeof(struct udphdr) + sizeof(struct sroce_bth);
+	if (len < span)
+		return -EINVAL;
+
+	memcpy(hdr, l3, span);
+	if (iplen == sizeof(struct iphdr)) {
+		struct iphdr *ip4 = (struct iphdr *)hdr;
+
+		ip4->tos = 0xff;
+		ip4->ttl = 0xff;
+		memset(&ip4->check, 0xff, sizeof(ip4->check));
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)hdr;
+
+		ip6->priority = 0xf;
+		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
+		ip6->hop_limit = 0xff;
+	}
+	memset(&((struct udphdr *)(hdr + iplen))->check, 0xff, sizeof(__sum16));
+	hdr[iplen + sizeof(struct udphdr) + SROCE_BTH_VARIANT_BYTE] = 0xff;
+
+	crc = crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
+	crc = crc32_le(crc, hdr, span);
+	crc = crc32_le(crc, l3 + span, len - span);
+	*icrc = ~crc;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc);

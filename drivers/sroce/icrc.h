@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Invariant CRC of RoCEv2 packets (IBTA annex A17.3.3).
+ */
+#ifndef _SROCE_ICRC_H
+#define _SROCE_ICRC_H
+
+#include <linux/types.h>
+
+/**
+ * sroce_icrc() - compute the ICRC of a RoCEv2 packet
+ * @l3: the packet from its IPv4 or IPv6 header on, contiguous
+ * @len: bytes from @l3 up to the ICRC (headers, payload and pad)
+ * @icrc: the ICRC, as the 32-bit value whose little-endian bytes are sent
+ *
+ * The CRC-32 covers 64 one-bits standing for the absent LRH, then the IP,
+ * UDP and transport headers with their variant fields (IPv4 TOS, TTL and
+ * checksum; IPv6 traffic class, flow label and hop limit; the UDP checksum;
+ * the BTH FECN/BECN byte) taken as ones, then the payload and pad.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when @l3 does not hold an IP, UDP and BTH header.
+ */
+int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc);
+
+#endif /* _SROCE_ICRC_H */
