@@ -71,8 +71,10 @@ fi
 
 for t in $targets; do
 	step "build-$t" "$SROCE_TOP/scripts/build.sh" "$t" || continue
-	suite "$t" one device 600
-	suite "$t" pair link 600
+	# KUnit suites exist only where the kernel has KUnit (debug).
+	[ -f "$SROCE_TOP/out/$t/sroce_psn_test.ko" ] && suite "$t" one kunit 600
+	suite "$t" one device 900
+	suite "$t" pair link 900
 done
 
 pass=$(grep -cE '^(\[[a-z]\] )?ok ' "$tap" | tr -d ' ')

@@ -3,7 +3,7 @@
 
 SROCE_TOP=${SROCE_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SROCE_CACHE=${SROCE_CACHE:-/var/cache/sroce}
-SROCE_TARGETS_ALL="deb12 deb13 bpo"
+SROCE_TARGETS_ALL="deb12 deb13 bpo debug"
 export SROCE_TOP SROCE_CACHE
 
 die() { echo "sroce: error: $*" >&2; exit 1; }

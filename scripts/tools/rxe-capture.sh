@@ -25,29 +25,25 @@ if [ "$SROCE_ROLE" = b ]; then
 import socket, struct, sys
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.ntohs(3))
 s.bind(('eth0', 0))
-s.settimeout(60)
 out = open(sys.argv[1], 'w')
 n = 0
-try:
-    while n < 400:
-        f = s.recv(65535)
-        et = struct.unpack('!H', f[12:14])[0]
-        if et == 0x0800 and f[23] == 17:
-            ihl = (f[14] & 15) * 4
-            udp = 14 + ihl
-            ver = 4
-        elif et == 0x86dd and f[20] == 17:
-            udp = 14 + 40
-            ver = 6
-        else:
-            continue
-        if struct.unpack('!H', f[udp + 2:udp + 4])[0] != 4791:
-            continue
-        out.write('%d %s\n' % (ver, f.hex()))
-        out.flush()
-        n += 1
-except socket.timeout:
-    pass
+while n < 400:
+    f = s.recv(65535)
+    et = struct.unpack('!H', f[12:14])[0]
+    if et == 0x0800 and f[23] == 17:
+        ihl = (f[14] & 15) * 4
+        udp = 14 + ihl
+        ver = 4
+    elif et == 0x86dd and f[20] == 17:
+        udp = 14 + 40
+        ver = 6
+    else:
+        continue
+    if struct.unpack('!H', f[udp + 2:udp + 4])[0] != 4791:
+        continue
+    out.write('%d %s\n' % (ver, f.hex()))
+    out.flush()
+    n += 1
 PY
 	sleep 1
 fi
@@ -55,9 +51,10 @@ barrier ready
 run() { # server-side and client-side command
 	if [ "$SROCE_ROLE" = b ]; then
 		$1 &
+		server=$!
 		sleep 1
 		publish go$2 1
-		wait
+		wait $server
 	else
 		while [ ! -e "$SROCE_IO/val-b-go$2" ]; do sleep 0.2; done
 		sleep 1
@@ -67,9 +64,9 @@ run() { # server-side and client-side command
 }
 run "ibv_rc_pingpong -d rxe0 -g $g4 -s 40 -n 2" 1
 run "ibv_rc_pingpong -d rxe0 -g $g6 -s 40 -n 2" 2
-run "ib_read_lat -d rxe0 -x $g4 -s 32 -n 2" 3
-run "ib_write_lat -d rxe0 -x $g4 -s 32 -n 2" 4
-run "ib_atomic_lat -d rxe0 -x $g4 -n 2" 5
+run "ib_read_lat -d rxe0 -x $g4 -s 32 -n 5" 3
+run "ib_write_lat -d rxe0 -x $g4 -s 32 -n 5" 4
+run "ib_atomic_lat -d rxe0 -x $g4 -n 5" 5
 sleep 2
-kill %1 2>/dev/null
+[ "$SROCE_ROLE" = b ] && kill %1 2>/dev/null
 true
