@@ -137,15 +137,16 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI,
+	.dealloc_driver = sroce_dealloc_driver,
+
+	.query_device = sroce_query_device,
+	.get_port_immutable = sroce_get_port_immutable,
+	.get_link_layer = sroce_get_link_layer,
+	.query_port = sroce_query_port,
+	.query_pkey = sroce_query_pkey,
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
-	.dealloc_driver = sroce_dealloc_driver,
 	.get_hw_stats = sroce_get_hw_stats,
-	.get_link_layer = sroce_get_link_layer,
-	.get_port_immutable = sroce_get_port_immutable,
-	.query_device = sroce_query_device,
-	.query_pkey = sroce_query_pkey,
-	.query_port = sroce_query_port,
 };
 
 static bool sroce_netdev_usable(struct net_device *ndev)

@@ -127,28 +127,32 @@ static int sroce_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 	return 0;
 }
 
+/* Grouped by object, in the order a consumer meets them. */
 static const struct ib_device_ops sroce_verbs_ops = {
-	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
-	.create_cq = sroce_create_cq,
-	.create_qp = sroce_create_qp,
-	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
-	.dereg_mr = sroce_dereg_mr,
-	.destroy_cq = sroce_destroy_cq,
-	.destroy_qp = sroce_destroy_qp,
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+
+	.alloc_pd = sroce_alloc_pd,
+	.dealloc_pd = sroce_dealloc_pd,
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+
 	.get_dma_mr = sroce_get_dma_mr,
-	.modify_qp = sroce_modify_qp,
+	.reg_user_mr = sroce_reg_user_mr,
+	.dereg_mr = sroce_dereg_mr,
+
+	.create_cq = sroce_create_cq,
+	.req_notify_cq = sroce_req_notify_cq,
 	.poll_cq = sroce_poll_cq,
+	.destroy_cq = sroce_destroy_cq,
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+
+	.create_qp = sroce_create_qp,
+	.modify_qp = sroce_modify_qp,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
-	.reg_user_mr = sroce_reg_user_mr,
-	.req_notify_cq = sroce_req_notify_cq,
-
-	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
-	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	.destroy_qp = sroce_destroy_qp,
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
 void sroce_set_verbs_ops(struct ib_device *ibdev)
