@@ -60,9 +60,13 @@ static int sroce_query_device(struct ib_device *ibdev,
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = ~(u64)(SZ_4K - 1);
 	attr->hw_ver = 1;
-	/* Objects come with the verbs issue; until then none can be made. */
+	attr->vendor_id = 0xffffff;	/* IEEE: no OUI assigned */
+	/* Only what exists is claimed: PDs and CQs so far. */
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
 	attr->atomic_cap = IB_ATOMIC_NONE;

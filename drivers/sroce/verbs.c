@@ -9,6 +9,7 @@
 
 #include <rdma/uverbs_ioctl.h>
 
+#include "queue.h"
 #include "sroce.h"
 
 /**
@@ -25,10 +26,6 @@ struct sroce_ucontext {
  */
 struct sroce_pd {
 	struct ib_pd ibpd;
-};
-
-struct sroce_cq {
-	struct ib_cq ibcq;
 };
 
 struct sroce_qp {
@@ -48,34 +45,15 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	/* A PD is only a name that other objects are checked against. */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	return 0;
 }
 
 static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
-	/* Never called: no PD can be allocated. */
 	return 0;
-}
-
-static int sroce_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-			   SROCE_CREATE_CQ_UARG)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int sroce_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int sroce_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
 }
 
 static int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
@@ -131,6 +109,8 @@ static int sroce_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 static const struct ib_device_ops sroce_verbs_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 
 	.alloc_pd = sroce_alloc_pd,
@@ -140,12 +120,6 @@ static const struct ib_device_ops sroce_verbs_ops = {
 	.get_dma_mr = sroce_get_dma_mr,
 	.reg_user_mr = sroce_reg_user_mr,
 	.dereg_mr = sroce_dereg_mr,
-
-	.create_cq = sroce_create_cq,
-	.req_notify_cq = sroce_req_notify_cq,
-	.poll_cq = sroce_poll_cq,
-	.destroy_cq = sroce_destroy_cq,
-	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 
 	.create_qp = sroce_create_qp,
 	.modify_qp = sroce_modify_qp,
@@ -158,6 +132,7 @@ static const struct ib_device_ops sroce_verbs_ops = {
 void sroce_set_verbs_ops(struct ib_device *ibdev)
 {
 	ib_set_device_ops(ibdev, &sroce_verbs_ops);
+	sroce_set_cq_ops(ibdev);
 	/* Legacy write() commands the rxe provider still issues. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
