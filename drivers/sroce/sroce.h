@@ -22,6 +22,7 @@
 #define SROCE_MAX_CQ		0x4000
 #define SROCE_MAX_CQE		0x7fff
 #define SROCE_QUEUE_MAX_SLOTS	0x8000	/* any ring, one slot kept empty */
+#define SROCE_KEY_TABLE_SIZE	BIT(24)	/* MR key indexes */
 
 /**
  * enum sroce_counter - per-device counters shown by `rdma statistic`
@@ -47,6 +48,7 @@ enum sroce_counter {
  * @active_mtu: IB MTU derived from the netdev MTU; written under RTNL,
  *	read locklessly
  * @counters: &enum sroce_counter values, updated from softirq
+ * @mr_keys: MRs by the 24-bit index of their key (mr.c)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -55,6 +57,7 @@ struct sroce_dev {
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
+	struct xarray mr_keys;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

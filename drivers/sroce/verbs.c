@@ -9,6 +9,7 @@
 
 #include <rdma/uverbs_ioctl.h>
 
+#include "mr.h"
 #include "queue.h"
 #include "sroce.h"
 
@@ -87,24 +88,6 @@ static int sroce_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 	return -EOPNOTSUPP;
 }
 
-static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				       u64 iova, int access,
-				       SROCE_REG_USER_MR_DMAH_ARG
-				       struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int sroce_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
-{
-	return 0;
-}
-
 /* Grouped by object, in the order a consumer meets them. */
 static const struct ib_device_ops sroce_verbs_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
@@ -116,10 +99,6 @@ static const struct ib_device_ops sroce_verbs_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.dealloc_pd = sroce_dealloc_pd,
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
-
-	.get_dma_mr = sroce_get_dma_mr,
-	.reg_user_mr = sroce_reg_user_mr,
-	.dereg_mr = sroce_dereg_mr,
 
 	.create_qp = sroce_create_qp,
 	.modify_qp = sroce_modify_qp,
@@ -133,6 +112,7 @@ void sroce_set_verbs_ops(struct ib_device *ibdev)
 {
 	ib_set_device_ops(ibdev, &sroce_verbs_ops);
 	sroce_set_cq_ops(ibdev);
+	sroce_set_mr_ops(ibdev);
 	/* Legacy write() commands the rxe provider still issues. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);

@@ -57,4 +57,11 @@
 	udp_tunnel_sock_release(sock)
 #endif
 
+/* Pinning user memory by address: ib_umem_get() became _va in 7.1. */
+#ifdef SROCE_HAVE_UMEM_GET_VA
+#define sroce_umem_get ib_umem_get_va
+#else
+#define sroce_umem_get ib_umem_get
+#endif
+
 #endif /* _SROCE_COMPAT_H */

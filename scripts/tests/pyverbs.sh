@@ -8,7 +8,7 @@
 # reported as TODO (not counted), a pass as a pass.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
-modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq"}
+modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr"}
 tests=/usr/share/doc/rdma-core/tests
 [ -d "$tests" ] || { skip "rdma-core tests not installed" "pyverbs"; tap_done; exit; }
 cp -r "$tests" /tmp/pyverbs
@@ -28,31 +28,24 @@ rdma link add sroce0 type sroce netdev veth0
 sleep 1
 
 for m in $modules; do
-	(cd /tmp/pyverbs && timeout 600 python3 run_tests.py --dev sroce0 -v "$m") \
-		>/tmp/py-$m.log 2>&1
+	: >/tmp/py-$m.results
+	timeout 600 python3 "$SROCE_SRC/scripts/guest/pyverbs_run.py" /tmp/pyverbs \
+		/tmp/py-$m.results --dev sroce0 -v "$m" >/tmp/py-$m.log 2>&1
 	rc=$?
-	# "test_x (module.Class.test_x)", maybe a docstring line, then
-	# "... ok|FAIL|ERROR|skipped 'why'": one "name verdict" line each.
-	awk '/^test_[^ ]+ \(/ { name = $1 }
-	     name != "" && / \.\.\. / { v = $0; sub(/.* \.\.\. /, "", v); print name " " v; name = "" }' \
-		/tmp/py-$m.log >/tmp/py-$m.verdicts
-	while IFS= read -r l; do
-		name=${l%% *}
-		verdict=${l#* }
-		why=$(printf '%s\n' "$pending" | sed -n "s/^$name|//p")
+	while IFS='	' read -r name verdict why; do
+		pending_why=$(printf '%s\n' "$pending" | sed -n "s/^$name|//p")
 		case $verdict in
 		ok) ok "pyverbs $m: $name" ;;
-		skipped*) skip "${verdict#skipped }" "pyverbs $m: $name" ;;
-		*) if [ -n "$why" ]; then
+		skip) skip "$why" "pyverbs $m: $name" ;;
+		*) if [ -n "$pending_why" ]; then
 			tap_n=$((tap_n + 1))
-			echo "not ok $tap_n - pyverbs $m: $name # TODO $why"
+			echo "not ok $tap_n - pyverbs $m: $name # TODO $pending_why"
 		   else
-			not_ok "pyverbs $m: $name ($verdict)"
-			sed -n "/^\(FAIL\|ERROR\): $name /,/^-----/p" /tmp/py-$m.log | head -n 25 | diag
+			not_ok "pyverbs $m: $name ($verdict: $why)"
 		   fi ;;
 		esac
-	done </tmp/py-$m.verdicts
-	total=$(wc -l </tmp/py-$m.verdicts)
+	done </tmp/py-$m.results
+	total=$(wc -l </tmp/py-$m.results)
 	check "pyverbs $m ran ($total tests, exit $rc)" [ "$total" -gt 0 ]
 done
 rdma link delete sroce0
