@@ -26,7 +26,7 @@
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;
+	spinlock_t lock;	/* see the kernel-doc above */
 	struct sroce_queue queue;
 	bool user;
 	u8 armed;

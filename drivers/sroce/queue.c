@@ -73,7 +73,7 @@ int sroce_queue_share(struct sroce_queue *q, struct ib_ucontext *uctx,
 	struct sroce_mmap_entry *e;
 	int err;
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc_obj(*e, GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	e->vaddr = q->ring;
@@ -101,14 +101,16 @@ void sroce_queue_release(struct sroce_queue *q)
 
 u32 sroce_queue_count(const struct sroce_queue *q)
 {
+	bool producing = q->side == SROCE_KERNEL_PRODUCES;
+	const u32 *theirs = producing ? &q->ring->consumer : &q->ring->producer;
 	u32 other;
 
-	if (q->side == SROCE_KERNEL_PRODUCES) {
-		other = smp_load_acquire(&q->ring->consumer) & q->mask;
-		return (q->index - other) & q->mask;
-	}
-	other = smp_load_acquire(&q->ring->producer) & q->mask;
-	return (other - q->index) & q->mask;
+	/*
+	 * Acquire pairs with the other side's release of its index: the
+	 * elements it published (or freed) before are visible to us.
+	 */
+	other = smp_load_acquire(theirs) & q->mask;
+	return (producing ? q->index - other : other - q->index) & q->mask;
 }
 
 void *sroce_queue_slot(const struct sroce_queue *q)
@@ -118,11 +120,12 @@ void *sroce_queue_slot(const struct sroce_queue *q)
 
 void sroce_queue_advance(struct sroce_queue *q)
 {
+	u32 *ours = q->side == SROCE_KERNEL_PRODUCES ? &q->ring->producer :
+						       &q->ring->consumer;
+
 	q->index = (q->index + 1) & q->mask;
-	if (q->side == SROCE_KERNEL_PRODUCES)
-		smp_store_release(&q->ring->producer, q->index);
-	else
-		smp_store_release(&q->ring->consumer, q->index);
+	/* Release: our element accesses complete before the index moves. */
+	smp_store_release(ours, q->index);
 }
 
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)

@@ -64,4 +64,9 @@
 #define sroce_umem_get ib_umem_get
 #endif
 
+/* Typed allocation of one object (7.0). */
+#ifndef kzalloc_obj
+#define kzalloc_obj(P, GFP) kzalloc(sizeof(P), GFP)
+#endif
+
 #endif /* _SROCE_COMPAT_H */
