@@ -49,6 +49,7 @@ enum sroce_counter {
  *	read locklessly
  * @counters: &enum sroce_counter values, updated from softirq
  * @mr_keys: MRs by the 24-bit index of their key (mr.c)
+ * @qps: QPs by number (qp.c)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -58,6 +59,7 @@ struct sroce_dev {
 	enum ib_mtu active_mtu;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct xarray mr_keys;
+	struct xarray qps;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

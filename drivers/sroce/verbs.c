@@ -10,6 +10,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "mr.h"
+#include "qp.h"
 #include "queue.h"
 #include "sroce.h"
 
@@ -27,10 +28,6 @@ struct sroce_ucontext {
  */
 struct sroce_pd {
 	struct ib_pd ibpd;
-};
-
-struct sroce_qp {
-	struct ib_qp ibqp;
 };
 
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
@@ -57,32 +54,8 @@ static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	return 0;
 }
 
-static int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
-{
-	return 0;
-}
-
 static int sroce_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int sroce_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			   const struct ib_recv_wr **bad_wr)
 {
 	*bad_wr = wr;
 	return -EOPNOTSUPP;
@@ -100,12 +73,7 @@ static const struct ib_device_ops sroce_verbs_ops = {
 	.dealloc_pd = sroce_dealloc_pd,
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 
-	.create_qp = sroce_create_qp,
-	.modify_qp = sroce_modify_qp,
-	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
-	.destroy_qp = sroce_destroy_qp,
-	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 };
 
 void sroce_set_verbs_ops(struct ib_device *ibdev)
@@ -113,6 +81,7 @@ void sroce_set_verbs_ops(struct ib_device *ibdev)
 	ib_set_device_ops(ibdev, &sroce_verbs_ops);
 	sroce_set_cq_ops(ibdev);
 	sroce_set_mr_ops(ibdev);
+	sroce_set_qp_ops(ibdev);
 	/* Legacy write() commands the rxe provider still issues. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);

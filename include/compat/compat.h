@@ -65,7 +65,7 @@
 #endif
 
 /* Typed allocation of one object (7.0). */
-#ifndef kzalloc_obj
+#ifndef SROCE_HAVE_KZALLOC_OBJ
 #define kzalloc_obj(P, GFP) kzalloc(sizeof(P), GFP)
 #endif
 

@@ -8,7 +8,7 @@
 # reported as TODO (not counted), a pass as a pass.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
-modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr"}
+modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr test_qp"}
 tests=/usr/share/doc/rdma-core/tests
 [ -d "$tests" ] || { skip "rdma-core tests not installed" "pyverbs"; tap_done; exit; }
 cp -r "$tests" /tmp/pyverbs
@@ -16,6 +16,9 @@ gunzip -f /tmp/pyverbs/*.gz 2>/dev/null
 
 # Waiting for: "name|reason" lines (reasons name the issue that brings it).
 pending='test_query_rt_values|needs completion timestamps, not claimed
+test_resize_cq|needs address handles and UD traffic (issues 4, 7)
+test_mr_rereg_access_bad_flow|needs RC traffic (issue 5)
+test_mr_rereg_pd|needs RC traffic (issue 5)
 test_query_device|wants max_qp, max_qp_wr, max_sge, max_mr > 0: QP and MR objects (issue 4)
 test_query_device_ex|wants max_qp, max_qp_wr, max_sge, max_mr > 0: QP and MR objects (issue 4)
 '
