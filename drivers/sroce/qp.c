@@ -99,6 +99,7 @@ static void sroce_qp_enter_reset(struct sroce_qp *qp)
 			continue;
 		/* Consumer catches up with the producer: the ring is empty. */
 		q[i]->index = smp_load_acquire(&q[i]->ring->producer) & q[i]->mask;
+		/* Release: the producer sees the slots free only after we left them. */
 		smp_store_release(&q[i]->ring->consumer, q[i]->index);
 	}
 	qp->params.sq_draining = false;
@@ -404,6 +405,7 @@ static int sroce_post_recv_one(struct sroce_qp *qp, const struct ib_recv_wr *wr)
 	/* A kernel ring: both indices are in kernel memory. */
 	prod = ring->producer;
 	next = (prod + 1) & qp->rq.mask;
+	/* Acquire pairs with the consumer's release: the slot is free. */
 	if (next == smp_load_acquire(&ring->consumer))
 		return -ENOMEM;
 	wqe = (struct rxe_recv_wqe *)(ring->data + ((size_t)prod << qp->rq.log2_elem));

@@ -27,14 +27,17 @@ def tap(ok, desc):
 
 
 def refused(desc, want, fn):
+    """want: an errno, or a tuple of those the kernels in the matrix give."""
+    want = want if isinstance(want, tuple) else (want,)
+    names = '/'.join(errno.errorcode[w] for w in want)
     try:
         obj = fn()
     except PyverbsRDMAError as ex:
-        tap(ex.error_code == want, '%s: %s (got %s)' % (desc, errno.errorcode[want],
-                                                        errno.errorcode.get(ex.error_code, ex.error_code)))
+        tap(ex.error_code in want, '%s: %s (got %s)' % (
+            desc, names, errno.errorcode.get(ex.error_code, ex.error_code)))
         return
     obj.close()
-    tap(False, '%s: %s (it succeeded)' % (desc, errno.errorcode[want]))
+    tap(False, '%s: %s (it succeeded)' % (desc, names))
 
 
 ctx = Context(name=sys.argv[1])
@@ -48,7 +51,8 @@ refused('MR with remote write but no local write', errno.EINVAL,
         lambda: MR(pd, 4096, RW))
 refused('MR with remote atomic but no local write', errno.EINVAL,
         lambda: MR(pd, 4096, RA))
-refused('MR with on-demand paging', errno.EOPNOTSUPP,
+# The RDMA core refuses it before sroce sees it: EINVAL up to 6.x.
+refused('MR with on-demand paging', (errno.EOPNOTSUPP, errno.EINVAL),
         lambda: MR(pd, 4096, LW | e.IBV_ACCESS_ON_DEMAND))
 # Registrations refused before any page is pinned need no real buffer
 # beyond the first page.
