@@ -18,6 +18,8 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
+#include "mr.h"
+#include "qp.h"
 #include "sroce.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {
@@ -57,12 +59,26 @@ static int sroce_query_device(struct ib_device *ibdev,
 
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = ~(u64)(SZ_4K - 1);
 	attr->hw_ver = 1;
-	/* Objects come with the verbs issue; until then none can be made. */
-	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID;
+	attr->vendor_id = 0xffffff;	/* IEEE: no OUI assigned */
+	/* Only what exists is claimed: PDs, CQs, MRs and QPs so far. */
+	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_KEY_TABLE_SIZE / 2;
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
 	attr->atomic_cap = IB_ATOMIC_NONE;
@@ -131,6 +147,10 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 
 	if (sdev->ndev)
 		netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	/* Every MR was deregistered before the device could go. */
+	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->qps));
+	xa_destroy(&sdev->mr_keys);
+	xa_destroy(&sdev->qps);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -218,6 +238,8 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	struct ib_device *ibdev = &sdev->ibdev;
 
 	sdev->ndev = ndev;
+	xa_init(&sdev->mr_keys);
+	xa_init(&sdev->qps);
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();

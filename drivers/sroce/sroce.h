@@ -17,6 +17,13 @@
 #define SROCE_MAX_MSG_SIZE	BIT(31)	/* IBTA limit for one message */
 #define SROCE_UVERBS_ABI	2	/* rdma-core's rxe provider */
 
+/* Device limits: what query_device reports and every create enforces. */
+#define SROCE_MAX_PD		0x10000
+#define SROCE_MAX_CQ		0x4000
+#define SROCE_MAX_CQE		0x7fff
+#define SROCE_QUEUE_MAX_SLOTS	0x8000	/* any ring, one slot kept empty */
+#define SROCE_KEY_TABLE_SIZE	BIT(24)	/* MR key indexes */
+
 /**
  * enum sroce_counter - per-device counters shown by `rdma statistic`
  * @SROCE_CNT_RX_PACKETS: RoCEv2 datagrams received for this device
@@ -41,6 +48,8 @@ enum sroce_counter {
  * @active_mtu: IB MTU derived from the netdev MTU; written under RTNL,
  *	read locklessly
  * @counters: &enum sroce_counter values, updated from softirq
+ * @mr_keys: MRs by the 24-bit index of their key (mr.c)
+ * @qps: QPs by number (qp.c)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -49,6 +58,8 @@ struct sroce_dev {
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
+	struct xarray mr_keys;
+	struct xarray qps;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -95,6 +106,33 @@ void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event);
  * ib_device_put(), or NULL.
  */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+
+/* cq.c */
+
+/**
+ * sroce_set_cq_ops() - install the CQ verbs on a device
+ * @ibdev: device being set up, not yet registered
+ *
+ * Context: process context.
+ */
+void sroce_set_cq_ops(struct ib_device *ibdev);
+
+/**
+ * sroce_cq_post() - add a completion to a CQ
+ * @ibcq: the CQ
+ * @wc: the completion, in the kernel's terms
+ * @qpn: number of the QP it belongs to (for user CQs)
+ * @solicited: the completion is for a solicited event
+ *
+ * Calls the CQ's completion handler when the CQ was armed for it. A full
+ * CQ is an overflow: the CQ goes to error, its event handler gets
+ * IB_EVENT_CQ_ERR, and this and every later post fail.
+ *
+ * Context: any; takes the CQ's lock with interrupts saved.
+ * Return: 0, or -ENOSPC after an overflow.
+ */
+int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
+		  bool solicited);
 
 /* verbs.c */
 

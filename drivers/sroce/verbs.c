@@ -9,6 +9,9 @@
 
 #include <rdma/uverbs_ioctl.h>
 
+#include "mr.h"
+#include "qp.h"
+#include "queue.h"
 #include "sroce.h"
 
 /**
@@ -27,14 +30,6 @@ struct sroce_pd {
 	struct ib_pd ibpd;
 };
 
-struct sroce_cq {
-	struct ib_cq ibcq;
-};
-
-struct sroce_qp {
-	struct ib_qp ibqp;
-};
-
 static int sroce_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
 {
@@ -48,49 +43,13 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
+	/* A PD is only a name that other objects are checked against. */
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	return 0;
 }
 
 static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
-{
-	/* Never called: no PD can be allocated. */
-	return 0;
-}
-
-static int sroce_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-			   SROCE_CREATE_CQ_UARG)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int sroce_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
-{
-	return 0;
-}
-
-static int sroce_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
-			   int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int sroce_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 {
 	return 0;
 }
@@ -102,62 +61,27 @@ static int sroce_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 	return -EOPNOTSUPP;
 }
 
-static int sroce_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			   const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				       u64 iova, int access,
-				       SROCE_REG_USER_MR_DMAH_ARG
-				       struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int sroce_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
-{
-	return 0;
-}
-
 /* Grouped by object, in the order a consumer meets them. */
 static const struct ib_device_ops sroce_verbs_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 
 	.alloc_pd = sroce_alloc_pd,
 	.dealloc_pd = sroce_dealloc_pd,
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 
-	.get_dma_mr = sroce_get_dma_mr,
-	.reg_user_mr = sroce_reg_user_mr,
-	.dereg_mr = sroce_dereg_mr,
-
-	.create_cq = sroce_create_cq,
-	.req_notify_cq = sroce_req_notify_cq,
-	.poll_cq = sroce_poll_cq,
-	.destroy_cq = sroce_destroy_cq,
-	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
-
-	.create_qp = sroce_create_qp,
-	.modify_qp = sroce_modify_qp,
-	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
-	.destroy_qp = sroce_destroy_qp,
-	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 };
 
 void sroce_set_verbs_ops(struct ib_device *ibdev)
 {
 	ib_set_device_ops(ibdev, &sroce_verbs_ops);
+	sroce_set_cq_ops(ibdev);
+	sroce_set_mr_ops(ibdev);
+	sroce_set_qp_ops(ibdev);
 	/* Legacy write() commands the rxe provider still issues. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);

@@ -14,9 +14,24 @@
  * instead of the driver udata.
  */
 #ifdef SROCE_HAVE_CREATE_CQ_ATTR_BUNDLE
-#define SROCE_CREATE_CQ_UARG struct uverbs_attr_bundle *attrs
+#define SROCE_CREATE_CQ_UARG struct uverbs_attr_bundle *sroce_cq_attrs
+#define SROCE_CREATE_CQ_UDATA \
+	(sroce_cq_attrs ? &sroce_cq_attrs->driver_udata : NULL)
 #else
-#define SROCE_CREATE_CQ_UARG struct ib_udata *udata
+#define SROCE_CREATE_CQ_UARG struct ib_udata *sroce_cq_udata
+#define SROCE_CREATE_CQ_UDATA sroce_cq_udata
+#endif
+
+/*
+ * Resizing a CQ: resize_user_cq with an unsigned size since 7.0, only for
+ * user CQs (kernel consumers never resize).
+ */
+#ifdef SROCE_HAVE_RESIZE_USER_CQ
+#define SROCE_RESIZE_CQ_OP resize_user_cq
+#define SROCE_RESIZE_CQ_SIZE unsigned int
+#else
+#define SROCE_RESIZE_CQ_OP resize_cq
+#define SROCE_RESIZE_CQ_SIZE int
 #endif
 
 /* reg_user_mr: since 6.17 a DMA handle precedes the udata. */
@@ -40,6 +55,18 @@
 	setup_udp_tunnel_sock(net, sock, cfg)
 #define sroce_udp_tunnel_sock_release(sock) \
 	udp_tunnel_sock_release(sock)
+#endif
+
+/* Pinning user memory by address: ib_umem_get() became _va in 7.1. */
+#ifdef SROCE_HAVE_UMEM_GET_VA
+#define sroce_umem_get ib_umem_get_va
+#else
+#define sroce_umem_get ib_umem_get
+#endif
+
+/* Typed allocation of one object (7.0). */
+#ifndef SROCE_HAVE_KZALLOC_OBJ
+#define kzalloc_obj(P, GFP) kzalloc(sizeof(P), GFP)
 #endif
 
 #endif /* _SROCE_COMPAT_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions and their keys.
+ *
+ * A key is 32 bits: a 24-bit index drawn at random, under which the MR is
+ * found in the device's key table, and an 8-bit variant byte the consumer
+ * may change (ib_update_fast_reg_key). A remote peer that does not know a
+ * key has to guess 24 random bits of index and 8 of variant. lkey and rkey
+ * are the same value; whether it admits remote access is decided by the
+ * MR's access flags, not by the key.
+ */
+#include <kunit/visibility.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+
+#include "mr.h"
+#include "sroce.h"
+
+#define SROCE_KEY_INDEX_SHIFT	8
+#define SROCE_KEY_INDEX_MAX	(BIT(24) - 1)
+/* Attempts at a free random index before giving up: the table is sparse. */
+#define SROCE_KEY_TRIES		64
+
+bool sroce_range_within(u64 start, u64 size, u64 addr, u64 len)
+{
+	/* No sums: nothing here can wrap around 2^64. */
+	return addr >= start && len <= size && addr - start <= size - len;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_range_within);
+
+int sroce_mr_access_check(int access)
+{
+	/* Remote write or atomic access needs local write (IBTA 10.6.3.1). */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (access & (IB_ACCESS_ON_DEMAND | IB_ZERO_BASED))
+		return -EOPNOTSUPP;
+	if (access & ~(SROCE_MR_ACCESS_KNOWN | IB_ACCESS_OPTIONAL))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_access_check);
+
+u32 sroce_key_make(u32 index, u8 variant)
+{
+	return index << SROCE_KEY_INDEX_SHIFT | variant;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_key_make);
+
+u32 sroce_key_index(u32 key)
+{
+	return key >> SROCE_KEY_INDEX_SHIFT;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_key_index);
+
+static struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+/* Give @mr a fresh random key and enter it in the device's table. */
+static int sroce_mr_key_alloc(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	unsigned int i;
+	u32 index, key;
+	int err;
+
+	for (i = 0; i < SROCE_KEY_TRIES; i++) {
+		index = get_random_u32_inclusive(1, SROCE_KEY_INDEX_MAX);
+		err = xa_insert(&sdev->mr_keys, index, mr, GFP_KERNEL);
+		if (err == -EBUSY)
+			continue;
+		if (err)
+			return err;
+		key = sroce_key_make(index, get_random_u8());
+		mr->ibmr.lkey = key;
+		mr->ibmr.rkey = key;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+static void sroce_mr_key_free(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	xa_erase(&sdev->mr_keys, sroce_key_index(mr->ibmr.lkey));
+}
+
+static struct sroce_mr *sroce_mr_new(struct ib_pd *pd, enum sroce_mr_kind kind,
+				     int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->kind = kind;
+	mr->access = access;
+	err = sroce_mr_key_alloc(to_sdev(pd->device), mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+static void sroce_mr_free(struct sroce_mr *mr)
+{
+	sroce_mr_key_free(to_sdev(mr->ibmr.device), mr);
+	ib_umem_release(mr->umem);
+	kfree(mr->pages);
+	kfree(mr);
+}
+
+static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_access_check(access);
+	if (err)
+		return ERR_PTR(err);
+	mr = sroce_mr_new(pd, SROCE_MR_DMA, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	/* All of kernel virtual memory; the core fills in device and pd. */
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = U64_MAX;
+	return &mr->ibmr;
+}
+
+static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				       u64 iova, int access,
+				       SROCE_REG_USER_MR_DMAH_ARG
+				       struct ib_udata *udata)
+{
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_mr_access_check(access);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    !sroce_range_within(0, U64_MAX, iova, length - 1))
+		return ERR_PTR(-EINVAL);
+	if (udata && udata->inlen)
+		return ERR_PTR(-EINVAL);
+
+	umem = sroce_umem_get(pd->device, start, length, access);
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+	mr = sroce_mr_new(pd, SROCE_MR_USER, access);
+	if (IS_ERR(mr)) {
+		ib_umem_release(umem);
+		return ERR_CAST(mr);
+	}
+	mr->umem = umem;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	return &mr->ibmr;
+}
+
+static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					 u64 start, u64 length, u64 iova,
+					 int access, struct ib_pd *pd,
+					 struct ib_udata *udata)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct ib_umem *umem;
+	int err;
+
+	if (mr->kind != SROCE_MR_USER || (flags & ~IB_MR_REREG_SUPPORTED))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (flags & IB_MR_REREG_ACCESS) {
+		err = sroce_mr_access_check(access);
+		if (err)
+			return ERR_PTR(err);
+	}
+	if (flags & IB_MR_REREG_TRANS) {
+		if (!length || length > SROCE_MAX_MR_SIZE ||
+		    !sroce_range_within(0, U64_MAX, iova, length - 1))
+			return ERR_PTR(-EINVAL);
+		umem = sroce_umem_get(ibmr->device, start, length,
+				      flags & IB_MR_REREG_ACCESS ? access : mr->access);
+		if (IS_ERR(umem))
+			return ERR_CAST(umem);
+		ib_umem_release(mr->umem);
+		mr->umem = umem;
+		mr->ibmr.iova = iova;
+		mr->ibmr.length = length;
+	}
+	if (flags & IB_MR_REREG_ACCESS)
+		mr->access = access;
+	/* A new PD is recorded by the core when we answer NULL (in place). */
+	return NULL;
+}
+
+static struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+				    u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_new(pd, SROCE_MR_FAST, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		sroce_mr_free(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_pages = max_num_sg;
+	return &mr->ibmr;
+}
+
+static int sroce_mr_add_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = addr;
+	return 0;
+}
+
+static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+			   int sg_nents, unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->kind != SROCE_MR_FAST)
+		return -EINVAL;
+	mr->npages = 0;
+	/* ib_sg_to_pages() sets iova, length and page_size of the MR. */
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_add_page);
+}
+
+static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	sroce_mr_free(to_smr(ibmr));
+	return 0;
+}
+
+static const struct ib_device_ops sroce_mr_ops = {
+	.get_dma_mr = sroce_get_dma_mr,
+	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
+	.alloc_mr = sroce_alloc_mr,
+	.map_mr_sg = sroce_map_mr_sg,
+	.dereg_mr = sroce_dereg_mr,
+};
+
+void sroce_set_mr_ops(struct ib_device *ibdev)
+{
+	ib_set_device_ops(ibdev, &sroce_mr_ops);
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: creation with their rings, the IBTA modify_qp state machine
+ * (IBTA 10.3.1), query and destroy.
+ *
+ * A modify is three steps: ib_modify_qp_is_ok() decides whether the
+ * transition is legal and takes exactly these attributes (the core's table
+ * of IBTA 11.2.5); sroce_qp_check_params() checks every value; then the
+ * attributes are stored and the handler of the state entered runs. All
+ * three under the QP's mutex, so a modify is all or nothing.
+ */
+#include <kunit/visibility.h>
+#include <linux/random.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "psn.h"
+#include "qp.h"
+#include "sroce.h"
+
+/* QPNs 0 and 1 are special, 0xffffff is the multicast QPN. */
+#define SROCE_QPN_FIRST		2
+#define SROCE_QPN_LAST		(SROCE_PSN_MASK - 1)
+#define SROCE_QPN_TRIES		64
+
+static struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+int sroce_qp_check_cap(const struct ib_qp_cap *cap, bool has_srq)
+{
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	if (has_srq)
+		return 0;
+	if (cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_sge > SROCE_MAX_SGE)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_check_cap);
+
+int sroce_qp_check_params(const struct ib_qp_attr *attr, int mask,
+			  enum ib_qp_type type, enum ib_mtu active_mtu)
+{
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | IB_QP_RATE_LIMIT))
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT_NUM)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > active_mtu))
+		return -EINVAL;
+	if ((mask & IB_QP_SQ_PSN) && attr->sq_psn > SROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_RQ_PSN) && attr->rq_psn > SROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)))
+		return -EINVAL;
+	/* RoCE needs a GRH in every address. */
+	if ((mask & IB_QP_AV) &&
+	    (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE ||
+	     !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_check_params);
+
+/* Forget every posted work request: no completions (IBTA 10.3.1, Reset). */
+static void sroce_qp_enter_reset(struct sroce_qp *qp)
+{
+	struct sroce_queue *q[] = { &qp->sq, &qp->rq };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(q); i++) {
+		if (!q[i]->ring)
+			continue;
+		/* Consumer catches up with the producer: the ring is empty. */
+		q[i]->index = smp_load_acquire(&q[i]->ring->producer) & q[i]->mask;
+		/* Release: the producer sees the slots free only after we left them. */
+		smp_store_release(&q[i]->ring->consumer, q[i]->index);
+	}
+	qp->params.sq_draining = false;
+}
+
+/*
+ * The states that need work on entry; the others (INIT, RTR, RTS, SQE)
+ * only take the attributes. Flushing posted work in ERR comes with the
+ * data path.
+ */
+static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
+			   const struct ib_qp_attr *attr, int mask)
+{
+	switch (next) {
+	case IB_QPS_RESET:
+		sroce_qp_enter_reset(qp);
+		break;
+	case IB_QPS_SQD:
+		qp->params.sq_draining = mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&
+					 attr->en_sqd_async_notify;
+		break;
+	default:
+		break;
+	}
+	qp->state = next;
+}
+
+static void sroce_qp_store(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			   int mask)
+{
+	struct sroce_qp_params *p = &qp->params;
+
+	if (mask & IB_QP_QKEY)
+		p->qkey = attr->qkey;
+	if (mask & IB_QP_PKEY_INDEX)
+		p->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_SQ_PSN)
+		p->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_RQ_PSN)
+		p->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_DEST_QPN)
+		p->dest_qpn = attr->dest_qp_num;
+	if (mask & IB_QP_PATH_MTU)
+		p->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		p->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		p->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		p->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		p->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		p->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		p->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		p->access = attr->qp_access_flags;
+	if (mask & IB_QP_AV)
+		rdma_replace_ah_attr(&p->av, &attr->ah_attr);
+}
+
+int sroce_qp_modify_check(enum ib_qp_state cur, const struct ib_qp_attr *attr,
+			  int mask, enum ib_qp_type type, enum ib_mtu active_mtu)
+{
+	enum ib_qp_state next = mask & IB_QP_STATE ? attr->qp_state : cur;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		return -EINVAL;
+	if (!ib_modify_qp_is_ok(cur, next, type, mask))
+		return -EINVAL;
+	return sroce_qp_check_params(attr, mask, type, active_mtu);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_modify_check);
+
+static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			   int mask, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	int err;
+
+	if (udata && udata->inlen)
+		return -EINVAL;
+
+	mutex_lock(&qp->lock);
+	err = sroce_qp_modify_check(qp->state, attr, mask, ibqp->qp_type,
+				    READ_ONCE(sdev->active_mtu));
+	if (!err) {
+		sroce_qp_store(qp, attr, mask);
+		sroce_qp_enter(qp, mask & IB_QP_STATE ? attr->qp_state : qp->state,
+			       attr, mask);
+	}
+	mutex_unlock(&qp->lock);
+	return err;
+}
+
+static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+			  int mask, struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	const struct sroce_qp_params *p = &qp->params;
+
+	memset(attr, 0, sizeof(*attr));
+	mutex_lock(&qp->lock);
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = p->path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = p->qkey;
+	attr->rq_psn = p->rq_psn;
+	attr->sq_psn = p->sq_psn;
+	attr->dest_qp_num = p->dest_qpn;
+	attr->qp_access_flags = p->access;
+	attr->cap = qp->cap;
+	/* Queries hand out no GID reference (ib_query_qp() callers put none). */
+	attr->ah_attr = p->av;
+	attr->ah_attr.grh.sgid_attr = NULL;
+	attr->pkey_index = p->pkey_index;
+	attr->en_sqd_async_notify = p->sq_draining;
+	attr->sq_draining = qp->state == IB_QPS_SQD && p->sq_draining;
+	attr->max_rd_atomic = p->max_rd_atomic;
+	attr->max_dest_rd_atomic = p->max_dest_rd_atomic;
+	attr->min_rnr_timer = p->min_rnr_timer;
+	attr->port_num = SROCE_PORT_NUM;
+	attr->timeout = p->timeout;
+	attr->retry_cnt = p->retry_cnt;
+	attr->rnr_retry = p->rnr_retry;
+	mutex_unlock(&qp->lock);
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->ibqp.qp_type == IB_QPT_GSI ? IB_SIGNAL_ALL_WR :
+			    IB_SIGNAL_REQ_WR;
+	init->port_num = SROCE_PORT_NUM;
+	return 0;
+}
+
+/* A random QPN, unique on the device; QP1 is the GSI QP's own. */
+static int sroce_qpn_alloc(struct sroce_dev *sdev, struct sroce_qp *qp)
+{
+	unsigned int i;
+	u32 qpn;
+	int err;
+
+	if (qp->ibqp.qp_type == IB_QPT_GSI) {
+		err = xa_insert(&sdev->qps, SROCE_QPN_GSI, qp, GFP_KERNEL);
+		qpn = SROCE_QPN_GSI;
+		goto out;
+	}
+	for (i = 0; i < SROCE_QPN_TRIES; i++) {
+		qpn = get_random_u32_inclusive(SROCE_QPN_FIRST, SROCE_QPN_LAST);
+		err = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
+		if (err != -EBUSY)
+			goto out;
+	}
+	return -ENOSPC;
+out:
+	if (!err)
+		qp->ibqp.qp_num = qpn;
+	return err;
+}
+
+static size_t sroce_sq_elem_bytes(const struct ib_qp_cap *cap)
+{
+	return sizeof(struct rxe_send_wqe) +
+	       max_t(size_t, cap->max_send_sge * sizeof(struct rxe_sge),
+		     cap->max_inline_data);
+}
+
+static size_t sroce_rq_elem_bytes(const struct ib_qp_cap *cap)
+{
+	return sizeof(struct rxe_recv_wqe) + cap->max_recv_sge * sizeof(struct rxe_sge);
+}
+
+static int sroce_qp_rings(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+			  struct ib_udata *udata)
+{
+	struct rxe_create_qp_resp resp = {};
+	struct ib_ucontext *uctx;
+	int err;
+
+	/* A ring has at least one usable slot, even for "no WRs". */
+	err = sroce_queue_init(&qp->sq, max(1U, init->cap.max_send_wr),
+			       sroce_sq_elem_bytes(&init->cap),
+			       SROCE_KERNEL_CONSUMES);
+	if (err)
+		return err;
+	if (!init->srq) {
+		err = sroce_queue_init(&qp->rq, max(1U, init->cap.max_recv_wr),
+				       sroce_rq_elem_bytes(&init->cap),
+				       SROCE_KERNEL_CONSUMES);
+		if (err)
+			goto err_sq;
+	}
+	if (!udata)
+		return 0;
+
+	uctx = rdma_udata_to_uverbs_attr_bundle(udata)->context;
+	err = sroce_queue_share(&qp->sq, uctx, &resp.sq_mi);
+	if (err)
+		goto err_rq;
+	if (qp->rq.ring) {
+		err = sroce_queue_share(&qp->rq, uctx, &resp.rq_mi);
+		if (err)
+			goto err_rq;
+	}
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_rq;
+	return 0;
+
+err_rq:
+	if (qp->rq.ring)
+		sroce_queue_release(&qp->rq);
+err_sq:
+	sroce_queue_release(&qp->sq);
+	return err;
+}
+
+static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (udata && (udata->inlen || udata->outlen < sizeof(struct rxe_create_qp_resp)))
+		return -EINVAL;
+	err = sroce_qp_check_cap(&init->cap, init->srq);
+	if (err)
+		return err;
+
+	mutex_init(&qp->lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->state = IB_QPS_RESET;
+	qp->user = udata;
+	qp->params.path_mtu = IB_MTU_256;
+	err = sroce_qpn_alloc(sdev, qp);
+	if (err)
+		goto err_mutex;
+	err = sroce_qp_rings(qp, init, udata);
+	if (err)
+		goto err_qpn;
+	/* The WR counts granted are the rings' usable slots. */
+	init->cap.max_send_wr = sroce_queue_slots(&qp->sq);
+	if (qp->rq.ring)
+		init->cap.max_recv_wr = sroce_queue_slots(&qp->rq);
+	qp->cap = init->cap;
+	return 0;
+
+err_qpn:
+	xa_erase(&sdev->qps, qp->ibqp.qp_num);
+err_mutex:
+	mutex_destroy(&qp->lock);
+	return err;
+}
+
+static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	xa_erase(&sdev->qps, ibqp->qp_num);
+	if (qp->rq.ring)
+		sroce_queue_release(&qp->rq);
+	sroce_queue_release(&qp->sq);
+	rdma_destroy_ah_attr(&qp->params.av);
+	mutex_destroy(&qp->lock);
+	return 0;
+}
+
+/* Receive WRs of kernel consumers go into the RQ ring, as user ones do. */
+static int sroce_post_recv_one(struct sroce_qp *qp, const struct ib_recv_wr *wr)
+{
+	struct sroce_ring *ring = qp->rq.ring;
+	struct rxe_recv_wqe *wqe;
+	u32 prod, next, len = 0;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge)
+		return -EINVAL;
+	/* A kernel ring: both indices are in kernel memory. */
+	prod = ring->producer;
+	next = (prod + 1) & qp->rq.mask;
+	/* Acquire pairs with the consumer's release: the slot is free. */
+	if (next == smp_load_acquire(&ring->consumer))
+		return -ENOMEM;
+	wqe = (struct rxe_recv_wqe *)(ring->data + ((size_t)prod << qp->rq.log2_elem));
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+		wqe->dma.sge[i].length = wr->sg_list[i].length;
+		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		if (check_add_overflow(len, wr->sg_list[i].length, &len))
+			return -EINVAL;
+	}
+	wqe->dma.num_sge = wr->num_sge;
+	wqe->dma.length = len;
+	wqe->dma.resid = len;
+	/* Release: the element is complete before the receive side sees it. */
+	smp_store_release(&ring->producer, next);
+	return 0;
+}
+
+static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	/* User space posts into its mapping; an SRQ has its own verb. */
+	if (qp->user || !qp->rq.ring) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->state == IB_QPS_RESET)
+		err = -EINVAL;
+	for (; wr && !err; wr = wr->next)
+		err = sroce_post_recv_one(qp, wr);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+static const struct ib_device_ops sroce_qp_ops = {
+	.create_qp = sroce_create_qp,
+	.modify_qp = sroce_modify_qp,
+	.query_qp = sroce_query_qp,
+	.post_recv = sroce_post_recv,
+	.destroy_qp = sroce_destroy_qp,
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+};
+
+void sroce_set_qp_ops(struct ib_device *ibdev)
+{
+	ib_set_device_ops(ibdev, &sroce_qp_ops);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Queue pairs: the object, its rings and the IBTA state machine.
+ */
+#ifndef _SROCE_QP_H
+#define _SROCE_QP_H
+
+#include <linux/mutex.h>
+#include <rdma/ib_verbs.h>
+
+#include "queue.h"
+
+/* Device limits for QPs (query_device reports them, create enforces). */
+#define SROCE_MAX_QP		0x4000
+#define SROCE_MAX_QP_WR		0x4000
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	512
+#define SROCE_MAX_RD_ATOMIC	128	/* per QP, each direction */
+#define SROCE_QPN_GSI		1
+
+/**
+ * struct sroce_qp_params - what modify_qp set and query_qp reports
+ * @qkey: Q_Key (UD, GSI)
+ * @pkey_index: index into the PKey table
+ * @sq_psn: next PSN the send queue uses
+ * @rq_psn: PSN the receive side expects
+ * @dest_qpn: the remote QP (RC, UC)
+ * @path_mtu: path MTU
+ * @timeout: local ACK timeout exponent
+ * @retry_cnt: transport retries
+ * @rnr_retry: RNR retries (7: infinite)
+ * @min_rnr_timer: RNR NAK timer code
+ * @max_rd_atomic: outstanding RDMA READ/atomic as initiator
+ * @max_dest_rd_atomic: outstanding RDMA READ/atomic as responder
+ * @access: IB_ACCESS_REMOTE_* granted to the peer
+ * @sq_draining: SQD entered with EN_SQD_ASYNC_NOTIFY
+ * @av: the primary path (RC, UC)
+ */
+struct sroce_qp_params {
+	u32 qkey;
+	u16 pkey_index;
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 dest_qpn;
+	enum ib_mtu path_mtu;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	int access;
+	bool sq_draining;
+	struct rdma_ah_attr av;
+};
+
+/**
+ * struct sroce_qp - a queue pair
+ * @ibqp: the RDMA core's QP; must stay first
+ * @lock: serialises the verbs on this QP (modify, query, destroy)
+ * @rq_lock: serialises kernel consumers posting receives
+ * @state: current state, written under @lock
+ * @user: the rings are mapped by user space
+ * @sq: send ring (struct rxe_send_wqe elements)
+ * @rq: receive ring (struct rxe_recv_wqe elements); unused with an SRQ
+ * @cap: capabilities granted at creation
+ * @params: attributes set by modify_qp
+ */
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct mutex lock;	/* see the kernel-doc above */
+	spinlock_t rq_lock;	/* see the kernel-doc above */
+	enum ib_qp_state state;
+	bool user;
+	struct sroce_queue sq;
+	struct sroce_queue rq;
+	struct ib_qp_cap cap;
+	struct sroce_qp_params params;
+};
+
+/**
+ * sroce_qp_check_params() - validate the attribute values of a modify
+ * @attr: the attributes
+ * @mask: IB_QP_* present in @attr
+ * @type: the QP's type
+ * @active_mtu: the port's active MTU
+ *
+ * Only the values: which attributes a transition takes is
+ * ib_modify_qp_is_ok()'s business.
+ *
+ * Context: any.
+ * Return: 0, -EINVAL for a value out of its range, -EOPNOTSUPP for an
+ * attribute sroce does not implement (alternate path, rate limit).
+ */
+int sroce_qp_check_params(const struct ib_qp_attr *attr, int mask,
+			  enum ib_qp_type type, enum ib_mtu active_mtu);
+
+/**
+ * sroce_qp_modify_check() - whether a modify_qp may go ahead
+ * @cur: the QP's current state
+ * @attr: the attributes
+ * @mask: IB_QP_* present in @attr
+ * @type: the QP's type
+ * @active_mtu: the port's active MTU
+ *
+ * The transition must be legal for @type and take exactly the required
+ * and allowed attributes (ib_modify_qp_is_ok()), every value must be in
+ * range (sroce_qp_check_params()), and a given current state must be the
+ * real one.
+ *
+ * Context: any.
+ * Return: 0, -EINVAL, or -EOPNOTSUPP for attributes sroce lacks.
+ */
+int sroce_qp_modify_check(enum ib_qp_state cur, const struct ib_qp_attr *attr,
+			  int mask, enum ib_qp_type type, enum ib_mtu active_mtu);
+
+/**
+ * sroce_qp_check_cap() - validate the capabilities asked at creation
+ * @cap: max WRs, SGEs and inline data asked for
+ * @has_srq: receives come from an SRQ (no receive ring)
+ *
+ * Context: any.
+ * Return: 0 or -EINVAL.
+ */
+int sroce_qp_check_cap(const struct ib_qp_cap *cap, bool has_srq);
+
+/**
+ * sroce_set_qp_ops() - install the QP verbs on a device
+ * @ibdev: device being set up, not yet registered
+ *
+ * Context: process context.
+ */
+void sroce_set_qp_ops(struct ib_device *ibdev);
+
+#endif /* _SROCE_QP_H */
