@@ -30,6 +30,9 @@ build_one() {
 	rsync -a --delete --exclude out --exclude .git \
 		--include '*/' --include '*.[ch]' --include 'Kbuild' --include '*.sh' \
 		--include Makefile --exclude '*' "$SROCE_TOP/" "$bdir/"
+	# Modules of an earlier tree (a removed suite) must not be picked up.
+	find "$bdir" -name '*.ko' -delete
+	rm -f "$SROCE_TOP/out/$t"/*.ko
 	log "$t: building against $KVER"
 	if [ -n "$BUILDROOT" ]; then
 		unshare -m sh -c "mount -t proc proc '$BUILDROOT/proc' &&
