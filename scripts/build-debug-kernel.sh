@@ -43,34 +43,6 @@ kmake() {
 		{ tail -n 30 "$LOG" >&2; die "debug: make $* failed (log: $LOG)"; }
 }
 
-# The source tarball and its Debian version (in $TARBALL.version). Like
-# sroce_linux_source, which lint.sh uses, but the version is kept.
-fetch_source() {
-	local deb
-	if [ ! -f "$TARBALL" ]; then
-		sroce_apt_private_init
-		mkdir -p "$SRCDIR"
-		log "debug: downloading $SRCPKG"
-		(cd "$SRCDIR" && sroce_apt_get download "$SRCPKG" >/dev/null) ||
-			die "apt-get download $SRCPKG failed"
-		deb=$(ls -t "$SRCDIR/$SRCPKG"_*.deb | head -n 1)
-		dpkg-deb --fsys-tarfile "$deb" |
-			tar -x "./usr/src/$SRCPKG.tar.xz" -O >"$TARBALL.tmp"
-		mv "$TARBALL.tmp" "$TARBALL"
-		dpkg-deb -f "$deb" Version >"$TARBALL.version"
-	fi
-	if [ ! -s "$TARBALL.version" ] || [ "$TARBALL" -nt "$TARBALL.version" ]; then
-		# A tarball fetched by someone else: the version of the .deb
-		# beside it, else the tarball's checksum.
-		deb=$(ls -t "$SRCDIR/$SRCPKG"_*.deb 2>/dev/null | head -n 1 || true)
-		if [ -n "$deb" ]; then
-			dpkg-deb -f "$deb" Version >"$TARBALL.version"
-		else
-			echo "md5-$(md5sum <"$TARBALL" | cut -c1-16)" >"$TARBALL.version"
-		fi
-	fi
-}
-
 # A fresh tree of the given version, unless it is already there.
 unpack() { # version
 	[ "$(cat "$TREE/.sroce-src" 2>/dev/null)" = "$1" ] && return 0
@@ -160,7 +132,7 @@ main() {
 	# setup-targets.sh holds the cache lock and hands it down as fd 9.
 	[ "$(readlink "/proc/$$/fd/9" 2>/dev/null)" = "$SROCE_CACHE/.lock" ] || sroce_lock
 	[ -f "$ROOTFS/.sroce-rootfs-1" ] || die "no trixie rootfs: run scripts/setup-targets.sh debug"
-	fetch_source
+	sroce_linux_source >/dev/null
 	ver=$(cat "$TARBALL.version")
 	key="$ver $(md5sum <"$FRAG" | cut -d' ' -f1)"
 	if ! built "$key"; then

@@ -76,18 +76,25 @@ sroce_pkg_deps() { # cache-cmd pkg[/suite|=ver] regex
 }
 
 # Debian's linux-source-7.3 tarball (trixie-backports), for the lint tools
-# and the debug kernel. Prints its path.
+# and the debug kernel, with its package version beside it in
+# TARBALL.version. Prints the tarball's path.
 sroce_linux_source() {
 	local dir="$SROCE_CACHE/src" tarball="$SROCE_CACHE/src/linux-source-7.3.tar.xz" deb
 	if [ ! -f "$tarball" ]; then
 		sroce_apt_private_init
 		mkdir -p "$dir"
+		log "downloading linux-source-7.3"
 		(cd "$dir" && sroce_apt_get download linux-source-7.3 >/dev/null) ||
 			die "apt-get download linux-source-7.3 failed"
 		deb=$(ls -t "$dir"/linux-source-7.3_*.deb | head -n 1)
+		dpkg-deb -f "$deb" Version >"$tarball.version"
 		dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-7.3.tar.xz >"$tarball.tmp"
 		mv "$tarball.tmp" "$tarball"
 		rm -f "$deb"
+	fi
+	if [ ! -s "$tarball.version" ]; then
+		# A tarball from before the version was kept: its size and date.
+		stat -c 'unknown-%s-%Y' "$tarball" >"$tarball.version"
 	fi
 	echo "$tarball"
 }
