@@ -40,7 +40,7 @@ static bool bare_transition_legal(enum ib_qp_type type, enum ib_qp_state cur,
 static void every_bare_transition_test(struct kunit *test)
 {
 	struct ib_qp_attr attr = {};
-	unsigned int t, legal;
+	unsigned int t, legal, want;
 	int cur, next;
 
 	for (t = 0; t < ARRAY_SIZE(qp_types); t++) {
@@ -59,8 +59,8 @@ static void every_bare_transition_test(struct kunit *test)
 			}
 		}
 		/* 7 into RESET, 6 into ERR, 6 more; INIT to RTR for UD and GSI. */
-		KUNIT_EXPECT_EQ(test, legal, qp_types[t] == IB_QPT_UD ||
-					     qp_types[t] == IB_QPT_GSI ? 20U : 19U);
+		want = qp_types[t] == IB_QPT_UD || qp_types[t] == IB_QPT_GSI ? 20 : 19;
+		KUNIT_EXPECT_EQ(test, legal, want);
 	}
 }
 

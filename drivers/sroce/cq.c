@@ -78,12 +78,15 @@ static int sroce_create_cq(struct ib_cq *ibcq,
 		      udata->outlen < sizeof(struct rxe_create_cq_resp)))
 		return -EINVAL;
 
+	err = sroce_obj_take(to_sdev(ibcq->device), SROCE_OBJ_CQ);
+	if (err)
+		return err;
 	spin_lock_init(&cq->lock);
 	cq->user = udata;
 	err = sroce_queue_init(&cq->queue, attr->cqe, sroce_cqe_bytes(cq->user),
 			       SROCE_KERNEL_PRODUCES);
 	if (err)
-		return err;
+		goto err_count;
 	if (udata) {
 		err = sroce_cq_share(&cq->queue, udata);
 		if (err)
@@ -94,6 +97,8 @@ static int sroce_create_cq(struct ib_cq *ibcq,
 
 err_release:
 	sroce_queue_release(&cq->queue);
+err_count:
+	sroce_obj_put(to_sdev(ibcq->device), SROCE_OBJ_CQ);
 	return err;
 }
 
@@ -101,6 +106,7 @@ static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	/* The core destroys a CQ only once no QP or SRQ refers to it. */
 	sroce_queue_release(&to_scq(ibcq)->queue);
+	sroce_obj_put(to_sdev(ibcq->device), SROCE_OBJ_CQ);
 	return 0;
 }
 

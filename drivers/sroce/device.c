@@ -49,6 +49,56 @@ static int sroce_get_hw_stats(struct ib_device *ibdev,
 	return SROCE_NUM_COUNTERS;
 }
 
+/*
+ * What the device offers; every create checks against the same limits.
+ * Only what exists is claimed: PDs, CQs, MRs and QPs so far.
+ */
+static const struct ib_device_attr sroce_caps = {
+	.vendor_id = 0xffffff,		/* IEEE: no OUI assigned */
+	.hw_ver = 1,
+	.page_size_cap = ~(u64)(SZ_4K - 1),
+	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS,
+	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
+	.atomic_cap = IB_ATOMIC_NONE,
+	.local_ca_ack_delay = 15,
+	.max_pkeys = 1,
+
+	.max_pd = SROCE_MAX_PD,
+	.max_cq = SROCE_MAX_CQ,
+	.max_cqe = SROCE_MAX_CQE,
+	.max_mr = SROCE_MAX_MR,
+	.max_mr_size = SROCE_MAX_MR_SIZE,
+	.max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES,
+	.max_qp = SROCE_MAX_QP,
+	.max_qp_wr = SROCE_MAX_QP_WR,
+	.max_send_sge = SROCE_MAX_SGE,
+	.max_recv_sge = SROCE_MAX_SGE,
+	.max_sge_rd = SROCE_MAX_SGE,
+	.max_qp_rd_atom = SROCE_MAX_RD_ATOMIC,
+	.max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC,
+};
+
+static const u32 sroce_obj_limits[SROCE_NUM_OBJ] = {
+	[SROCE_OBJ_PD] = SROCE_MAX_PD,
+	[SROCE_OBJ_CQ] = SROCE_MAX_CQ,
+	[SROCE_OBJ_MR] = SROCE_MAX_MR,
+	[SROCE_OBJ_QP] = SROCE_MAX_QP,
+};
+
+int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind)
+{
+	if (atomic_inc_return(&sdev->objs[kind]) > sroce_obj_limits[kind]) {
+		atomic_dec(&sdev->objs[kind]);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void sroce_obj_put(struct sroce_dev *sdev, enum sroce_obj kind)
+{
+	atomic_dec(&sdev->objs[kind]);
+}
+
 static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,
 			      struct ib_udata *udata)
@@ -57,31 +107,8 @@ static int sroce_query_device(struct ib_device *ibdev,
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
-	memset(attr, 0, sizeof(*attr));
+	*attr = sroce_caps;
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->page_size_cap = ~(u64)(SZ_4K - 1);
-	attr->hw_ver = 1;
-	attr->vendor_id = 0xffffff;	/* IEEE: no OUI assigned */
-	/* Only what exists is claimed: PDs, CQs, MRs and QPs so far. */
-	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-	attr->max_pd = SROCE_MAX_PD;
-	attr->max_cq = SROCE_MAX_CQ;
-	attr->max_cqe = SROCE_MAX_CQE;
-	attr->max_mr = SROCE_KEY_TABLE_SIZE / 2;
-	attr->max_mr_size = SROCE_MAX_MR_SIZE;
-	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
-	attr->max_qp = SROCE_MAX_QP;
-	attr->max_qp_wr = SROCE_MAX_QP_WR;
-	attr->max_send_sge = SROCE_MAX_SGE;
-	attr->max_recv_sge = SROCE_MAX_SGE;
-	attr->max_sge_rd = SROCE_MAX_SGE;
-	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
-	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
-	attr->max_pkeys = 1;
-	attr->local_ca_ack_delay = 15;
-	attr->atomic_cap = IB_ATOMIC_NONE;
 	return 0;
 }
 

@@ -90,28 +90,39 @@ static void sroce_mr_key_free(struct sroce_dev *sdev, struct sroce_mr *mr)
 static struct sroce_mr *sroce_mr_new(struct ib_pd *pd, enum sroce_mr_kind kind,
 				     int access)
 {
+	struct sroce_dev *sdev = to_sdev(pd->device);
 	struct sroce_mr *mr;
 	int err;
 
+	err = sroce_obj_take(sdev, SROCE_OBJ_MR);
+	if (err)
+		return ERR_PTR(err);
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_count;
+	}
 	mr->kind = kind;
 	mr->access = access;
-	err = sroce_mr_key_alloc(to_sdev(pd->device), mr);
-	if (err) {
-		kfree(mr);
-		return ERR_PTR(err);
-	}
+	err = sroce_mr_key_alloc(sdev, mr);
+	if (err)
+		goto err_free;
 	return mr;
+
+err_free:
+	kfree(mr);
+err_count:
+	sroce_obj_put(sdev, SROCE_OBJ_MR);
+	return ERR_PTR(err);
 }
 
-static void sroce_mr_free(struct sroce_mr *mr)
+static void sroce_mr_free(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
-	sroce_mr_key_free(to_sdev(mr->ibmr.device), mr);
+	sroce_mr_key_free(sdev, mr);
 	ib_umem_release(mr->umem);
 	kfree(mr->pages);
 	kfree(mr);
+	sroce_obj_put(sdev, SROCE_OBJ_MR);
 }
 
 static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
@@ -212,7 +223,7 @@ static struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 		return ERR_CAST(mr);
 	mr->pages = kcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
 	if (!mr->pages) {
-		sroce_mr_free(mr);
+		sroce_mr_free(to_sdev(pd->device), mr);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->max_pages = max_num_sg;
@@ -243,7 +254,7 @@ static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 
 static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	sroce_mr_free(to_smr(ibmr));
+	sroce_mr_free(to_sdev(ibmr->device), to_smr(ibmr));
 	return 0;
 }
 

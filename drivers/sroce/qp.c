@@ -353,6 +353,9 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 
+	err = sroce_obj_take(sdev, SROCE_OBJ_QP);
+	if (err)
+		return err;
 	mutex_init(&qp->lock);
 	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
@@ -375,6 +378,7 @@ err_qpn:
 	xa_erase(&sdev->qps, qp->ibqp.qp_num);
 err_mutex:
 	mutex_destroy(&qp->lock);
+	sroce_obj_put(sdev, SROCE_OBJ_QP);
 	return err;
 }
 
@@ -389,6 +393,7 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_queue_release(&qp->sq);
 	rdma_destroy_ah_attr(&qp->params.av);
 	mutex_destroy(&qp->lock);
+	sroce_obj_put(sdev, SROCE_OBJ_QP);
 	return 0;
 }
 

@@ -22,7 +22,7 @@
 #define SROCE_MAX_CQ		0x4000
 #define SROCE_MAX_CQE		0x7fff
 #define SROCE_QUEUE_MAX_SLOTS	0x8000	/* any ring, one slot kept empty */
-#define SROCE_KEY_TABLE_SIZE	BIT(24)	/* MR key indexes */
+#define SROCE_MAX_MR		0x10000	/* in a table of 2^24 key indexes */
 
 /**
  * enum sroce_counter - per-device counters shown by `rdma statistic`
@@ -39,6 +39,22 @@ enum sroce_counter {
 };
 
 /**
+ * enum sroce_obj - objects whose number per device is limited
+ * @SROCE_OBJ_PD: protection domains
+ * @SROCE_OBJ_CQ: completion queues
+ * @SROCE_OBJ_MR: memory regions
+ * @SROCE_OBJ_QP: queue pairs
+ * @SROCE_NUM_OBJ: number of kinds
+ */
+enum sroce_obj {
+	SROCE_OBJ_PD,
+	SROCE_OBJ_CQ,
+	SROCE_OBJ_MR,
+	SROCE_OBJ_QP,
+	SROCE_NUM_OBJ
+};
+
+/**
  * struct sroce_dev - one sroce RDMA device, bound to one Ethernet netdev
  * @ibdev: the RDMA core's device; must stay first (ib_alloc_device)
  * @ndev: the netdev carrying our traffic; a reference is held until the
@@ -50,6 +66,7 @@ enum sroce_counter {
  * @counters: &enum sroce_counter values, updated from softirq
  * @mr_keys: MRs by the 24-bit index of their key (mr.c)
  * @qps: QPs by number (qp.c)
+ * @objs: how many of each &enum sroce_obj exist
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -60,6 +77,7 @@ struct sroce_dev {
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct xarray mr_keys;
 	struct xarray qps;
+	atomic_t objs[SROCE_NUM_OBJ];
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -96,6 +114,25 @@ int sroce_dev_add(const char *ibdev_name, struct net_device *ndev);
  * Context: process context, RTNL held.
  */
 void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event);
+
+/**
+ * sroce_obj_take() - count one more object of a kind, within the limit
+ * @sdev: the device
+ * @kind: the kind of object being created
+ *
+ * Context: any.
+ * Return: 0, or -ENOMEM when the device's limit (query_device) is reached.
+ */
+int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind);
+
+/**
+ * sroce_obj_put() - count one object of a kind less
+ * @sdev: the device
+ * @kind: the kind of object destroyed
+ *
+ * Context: any.
+ */
+void sroce_obj_put(struct sroce_dev *sdev, enum sroce_obj kind);
 
 /**
  * sroce_dev_get_by_netdev() - look up the device bound to a netdev

@@ -46,11 +46,12 @@ static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	/* A PD is only a name that other objects are checked against. */
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
-	return 0;
+	return sroce_obj_take(to_sdev(pd->device), SROCE_OBJ_PD);
 }
 
 static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
+	sroce_obj_put(to_sdev(pd->device), SROCE_OBJ_PD);
 	return 0;
 }
 
