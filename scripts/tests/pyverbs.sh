@@ -15,12 +15,10 @@ cp -r "$tests" /tmp/pyverbs
 gunzip -f /tmp/pyverbs/*.gz 2>/dev/null
 
 # Waiting for: "name|reason" lines (reasons name the issue that brings it).
-pending='test_query_rt_values|needs completion timestamps, not claimed
+pending='
 test_resize_cq|needs address handles and UD traffic (issues 4, 7)
 test_mr_rereg_access_bad_flow|needs RC traffic (issue 5)
 test_mr_rereg_pd|needs RC traffic (issue 5)
-test_query_device|wants max_qp, max_qp_wr, max_sge, max_mr > 0: QP and MR objects (issue 4)
-test_query_device_ex|wants max_qp, max_qp_wr, max_sge, max_mr > 0: QP and MR objects (issue 4)
 '
 
 ip link add veth0 type veth peer name veth1

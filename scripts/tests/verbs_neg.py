@@ -14,6 +14,7 @@ from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 
 n = 0
 failed = 0
@@ -85,6 +86,66 @@ cqs = [CQ(ctx, 1) for _ in range(64)]
 tap(True, '64 CQs at once')
 for c in cqs:
     c.close()
+# Queue pairs
+cq = CQ(ctx, 16)
+
+
+def mkqp(cap, qpt=e.IBV_QPT_RC):
+    return QP(pd, QPInitAttr(qp_type=qpt, scq=cq, rcq=cq, cap=cap))
+
+
+refused('QP with max_send_wr above max_qp_wr', errno.EINVAL,
+        lambda: mkqp(QPCap(max_send_wr=attr.max_qp_wr + 1)))
+refused('QP with max_recv_wr above max_qp_wr', errno.EINVAL,
+        lambda: mkqp(QPCap(max_recv_wr=attr.max_qp_wr + 1)))
+refused('QP with one SGE more than max_sge', errno.EINVAL,
+        lambda: mkqp(QPCap(max_send_sge=attr.max_sge + 1)))
+refused('QP with 513 bytes of inline data', errno.EINVAL,
+        lambda: mkqp(QPCap(max_inline_data=513)))
+qps = [mkqp(QPCap(max_send_wr=4, max_recv_wr=4)) for _ in range(8)]
+nums = sorted(q.qp_num for q in qps)
+tap(all(1 < n < 0xffffff for n in nums) and len(set(nums)) == 8,
+    'QP numbers distinct, neither 0, 1 nor 0xffffff')
+tap(len(set(b - a for a, b in zip(nums, nums[1:]))) > 1, 'QP numbers are not a sequence')
+qp = qps[0]
+
+
+def modify(desc, want, state, mask, **fields):
+    qa = QPAttr()
+    qa.qp_state = state
+    for k, v in fields.items():
+        setattr(qa, k, v)
+    try:
+        qp.modify(qa, mask)
+    except PyverbsRDMAError as ex:
+        tap(want is not None and ex.error_code == want, '%s: %s (got %s)' % (
+            desc, errno.errorcode.get(want, 'success'),
+            errno.errorcode.get(ex.error_code, ex.error_code)))
+        return
+    tap(want is None, '%s: %s (it succeeded)' % (desc, errno.errorcode.get(want, 'success')))
+
+
+INIT_MASK = (e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+             e.IBV_QP_ACCESS_FLAGS)
+modify('RESET to RTR', errno.EINVAL, e.IBV_QPS_RTR, e.IBV_QP_STATE)
+modify('RESET to INIT without a port', errno.EINVAL, e.IBV_QPS_INIT,
+       INIT_MASK & ~e.IBV_QP_PORT, pkey_index=0)
+modify('RESET to INIT on port 2', errno.EINVAL, e.IBV_QPS_INIT, INIT_MASK,
+       port_num=2, pkey_index=0)
+modify('RESET to INIT with PKey index 1', errno.EINVAL, e.IBV_QPS_INIT, INIT_MASK,
+       port_num=1, pkey_index=1)
+modify('RESET to INIT', None, e.IBV_QPS_INIT, INIT_MASK, port_num=1, pkey_index=0,
+       qp_access_flags=e.IBV_ACCESS_REMOTE_WRITE)
+tap(qp.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_INIT, 'query says INIT')
+modify('INIT to RTR with nothing but the state', errno.EINVAL, e.IBV_QPS_RTR,
+       e.IBV_QP_STATE)
+modify('INIT to RTS', errno.EINVAL, e.IBV_QPS_RTS, e.IBV_QP_STATE)
+modify('INIT to ERR', None, e.IBV_QPS_ERR, e.IBV_QP_STATE)
+modify('ERR to RESET', None, e.IBV_QPS_RESET, e.IBV_QP_STATE)
+tap(qp.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_RESET, 'query says RESET')
+for q in qps:
+    q.close()
+cq.close()
 pd.close()
 ctx.close()
 print('1..%d' % n)
