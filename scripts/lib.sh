@@ -99,9 +99,11 @@ sroce_linux_source() {
 	echo "$tarball"
 }
 
-# Paths of one target. Sets KVER, ROOT (guest root), MODROOT (extra lower
-# layer holding usr/lib/modules, or empty), VMLINUZ, BUILDROOT (chroot for
-# the build, empty for the host).
+# Paths of one target, from the env file its setup wrote. Sets KVER, ROOT
+# (guest root), MODROOT (extra lower layer holding usr/lib/modules, or
+# empty), VMLINUZ, BUILDROOT (chroot for the build, empty for the host),
+# KDIR (kernel build dir as the build sees it), CCVAR (compiler) and, for
+# some targets, APPEND (kernel parameters for the guests).
 sroce_target_env() {
 	local t=$1 d="$SROCE_CACHE/targets/$1"
 	[ -f "$d/env" ] || die "target $t is not set up: run scripts/setup-targets.sh $t"

@@ -9,16 +9,14 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
-
-/* Base Transport Header and Invariant CRC, the least a packet carries. */
-#define SROCE_BTH_BYTES		12
-#define SROCE_ICRC_BYTES	4
+#include "wire.h"
 
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
 
-	if (skb->len < SROCE_BTH_BYTES + SROCE_ICRC_BYTES) {
+	/* A BTH and an ICRC are the least a packet carries. */
+	if (skb->len < sizeof(struct sroce_bth) + SROCE_ICRC_BYTES) {
 		sroce_count(sdev, SROCE_CNT_RX_DROP_SHORT);
 		goto drop;
 	}

@@ -82,8 +82,13 @@ refused('CQ on a completion vector that does not exist', errno.EINVAL,
 cq = CQ(ctx, 100)
 tap(cq.cqe >= 100, 'CQ of 100 entries has %d' % cq.cqe)
 cq.close()
-cqs = [CQ(ctx, 1) for _ in range(64)]
-tap(True, '64 CQs at once')
+cqs = []
+try:
+    for _ in range(64):
+        cqs.append(CQ(ctx, 1))
+except PyverbsRDMAError:
+    pass
+tap(len(cqs) == 64, '64 CQs at once (%d made)' % len(cqs))
 for c in cqs:
     c.close()
 # Queue pairs

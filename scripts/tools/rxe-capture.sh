@@ -45,6 +45,7 @@ while n < 400:
     out.flush()
     n += 1
 PY
+	sniffer=$!
 	sleep 1
 fi
 barrier ready
@@ -68,5 +69,5 @@ run "ib_read_lat -d rxe0 -x $g4 -s 32 -n 5" 3
 run "ib_write_lat -d rxe0 -x $g4 -s 32 -n 5" 4
 run "ib_atomic_lat -d rxe0 -x $g4 -n 5" 5
 sleep 2
-[ "$SROCE_ROLE" = b ] && kill %1 2>/dev/null
+[ -n "${sniffer:-}" ] && kill "$sniffer" 2>/dev/null
 true
