@@ -110,29 +110,11 @@ static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-/* Move what the consumer has not taken yet to the start of @to. */
-static void sroce_cq_move(struct sroce_cq *cq, struct sroce_queue *to, u32 n)
-{
-	struct sroce_queue *from = &cq->queue;
-	size_t bytes = sroce_cqe_bytes(cq->user);
-	u32 first = (from->index - n) & from->mask, i;
-
-	for (i = 0; i < n; i++) {
-		memcpy(to->ring->data + ((size_t)i << to->log2_elem),
-		       from->ring->data + ((size_t)((first + i) & from->mask) << from->log2_elem),
-		       bytes);
-	}
-	to->index = n;
-	to->ring->producer = n;
-	to->ring->consumer = 0;
-}
-
 static int sroce_resize_cq(struct ib_cq *ibcq, SROCE_RESIZE_CQ_SIZE cqe,
 			   struct ib_udata *udata)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_queue next, old;
-	u32 waiting;
 	int err;
 
 	if (!cq->user || !udata)
@@ -151,13 +133,12 @@ static int sroce_resize_cq(struct ib_cq *ibcq, SROCE_RESIZE_CQ_SIZE cqe,
 		goto err_release;
 
 	spin_lock_irq(&cq->lock);
-	waiting = sroce_queue_count(&cq->queue);
-	if (waiting > sroce_queue_slots(&next)) {
+	/* Completions not polled yet move; more than fit is an error. */
+	err = sroce_queue_copy(&cq->queue, &next);
+	if (err) {
 		spin_unlock_irq(&cq->lock);
-		err = -EINVAL;
 		goto err_release;
 	}
-	sroce_cq_move(cq, &next, waiting);
 	old = cq->queue;
 	cq->queue = next;
 	ibcq->cqe = sroce_queue_slots(&next);

@@ -20,6 +20,7 @@
 
 #include "mr.h"
 #include "qp.h"
+#include "srq.h"
 #include "sroce.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {
@@ -51,13 +52,14 @@ static int sroce_get_hw_stats(struct ib_device *ibdev,
 
 /*
  * What the device offers; every create checks against the same limits.
- * Only what exists is claimed: PDs, CQs, MRs and QPs so far.
+ * Only what exists is claimed: PDs, CQs, MRs, QPs, SRQs and AHs so far.
  */
 static const struct ib_device_attr sroce_caps = {
 	.vendor_id = 0xffffff,		/* IEEE: no OUI assigned */
 	.hw_ver = 1,
 	.page_size_cap = ~(u64)(SZ_4K - 1),
-	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS,
+	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS |
+			    IB_DEVICE_SRQ_RESIZE,
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
 	.atomic_cap = IB_ATOMIC_NONE,
 	.local_ca_ack_delay = 15,
@@ -76,6 +78,10 @@ static const struct ib_device_attr sroce_caps = {
 	.max_sge_rd = SROCE_MAX_SGE,
 	.max_qp_rd_atom = SROCE_MAX_RD_ATOMIC,
 	.max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC,
+	.max_srq = SROCE_MAX_SRQ,
+	.max_srq_wr = SROCE_MAX_SRQ_WR,
+	.max_srq_sge = SROCE_MAX_SRQ_SGE,
+	.max_ah = SROCE_MAX_AH,
 };
 
 static const u32 sroce_obj_limits[SROCE_NUM_OBJ] = {
@@ -83,6 +89,7 @@ static const u32 sroce_obj_limits[SROCE_NUM_OBJ] = {
 	[SROCE_OBJ_CQ] = SROCE_MAX_CQ,
 	[SROCE_OBJ_MR] = SROCE_MAX_MR,
 	[SROCE_OBJ_QP] = SROCE_MAX_QP,
+	[SROCE_OBJ_SRQ] = SROCE_MAX_SRQ,
 };
 
 int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind)
@@ -175,9 +182,12 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	if (sdev->ndev)
 		netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	/* Every MR was deregistered before the device could go. */
-	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->qps));
+	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->qps) ||
+		!xa_empty(&sdev->srqs) || !xa_empty(&sdev->ahs));
 	xa_destroy(&sdev->mr_keys);
 	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->srqs);
+	xa_destroy(&sdev->ahs);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -267,6 +277,8 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sdev->ndev = ndev;
 	xa_init(&sdev->mr_keys);
 	xa_init(&sdev->qps);
+	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();

@@ -12,11 +12,13 @@
 #include <kunit/visibility.h>
 #include <linux/random.h>
 #include <rdma/ib_cache.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "psn.h"
 #include "qp.h"
 #include "sroce.h"
+#include "srq.h"
 
 /* QPNs 0 and 1 are special, 0xffffff is the multicast QPN. */
 #define SROCE_QPN_FIRST		2
@@ -105,14 +107,98 @@ static void sroce_qp_enter_reset(struct sroce_qp *qp)
 	qp->params.sq_draining = false;
 }
 
+/* The completion opcode of a send WR (kernel and user opcodes agree). */
+static enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_UVERBS_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
 /*
- * The states that need work on entry; the others (INIT, RTR, RTS, SQE)
- * only take the attributes. Flushing posted work in ERR comes with the
- * data path.
+ * IBTA 10.3.1, Error: every outstanding WR completes with a flush error,
+ * signaled or not. Only the WQEs there at the start are taken: a user
+ * producer that keeps posting cannot keep us here.
+ */
+static void sroce_qp_flush_sq(struct sroce_qp *qp)
+{
+	struct ib_wc wc = { .status = IB_WC_WR_FLUSH_ERR, .qp = &qp->ibqp };
+	const struct rxe_send_wqe *wqe;
+	u32 n;
+
+	lockdep_assert_held(&qp->sq_lock);
+	for (n = sroce_queue_count(&qp->sq); n; n--) {
+		wqe = sroce_queue_slot(&qp->sq);
+		wc.wr_id = READ_ONCE(wqe->wr.wr_id);
+		wc.opcode = sroce_wr_to_wc_opcode(READ_ONCE(wqe->wr.opcode));
+		sroce_queue_advance(&qp->sq);
+		/* A CQ that overflowed is in error: nothing more to tell. */
+		sroce_cq_post(qp->ibqp.send_cq, &wc, qp->ibqp.qp_num, false);
+	}
+}
+
+static void sroce_qp_flush_rq(struct sroce_qp *qp)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+	};
+	struct sroce_recv *wqe = &qp->flush_wqe;
+	u32 n;
+
+	lockdep_assert_held(&qp->rq_lock);
+	for (n = sroce_queue_count(&qp->rq); n; n--) {
+		/* A malformed WQE still has its wr_id: flush it too. */
+		if (sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe) == -ENOENT)
+			break;
+		wc.wr_id = wqe->wr_id;
+		sroce_cq_post(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, false);
+	}
+}
+
+static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/*
+ * The work of entering a state, under both posting locks so that the
+ * posting verbs see the state and the rings change together. The states
+ * not named here (INIT, RTR, RTS, SQE) only take the attributes.
  */
 static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 			   const struct ib_qp_attr *attr, int mask)
 {
+	bool last_wqe = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	spin_lock(&qp->rq_lock);
 	switch (next) {
 	case IB_QPS_RESET:
 		sroce_qp_enter_reset(qp);
@@ -121,10 +207,24 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 		qp->params.sq_draining = mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&
 					 attr->en_sqd_async_notify;
 		break;
+	case IB_QPS_ERR:
+		if (qp->state == IB_QPS_ERR)
+			break;
+		sroce_qp_flush_sq(qp);
+		if (qp->rq.ring)
+			sroce_qp_flush_rq(qp);
+		/* SRQ WQEs are not the QP's to flush; it takes no more. */
+		last_wqe = qp->ibqp.srq;
+		break;
 	default:
 		break;
 	}
 	qp->state = next;
+	spin_unlock(&qp->rq_lock);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	if (last_wqe)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 static void sroce_qp_store(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -357,6 +457,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 	mutex_init(&qp->lock);
+	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
 	qp->user = udata;
@@ -398,39 +499,6 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 /* Receive WRs of kernel consumers go into the RQ ring, as user ones do. */
-static int sroce_post_recv_one(struct sroce_qp *qp, const struct ib_recv_wr *wr)
-{
-	struct sroce_ring *ring = qp->rq.ring;
-	struct rxe_recv_wqe *wqe;
-	u32 prod, next, len = 0;
-	int i;
-
-	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge)
-		return -EINVAL;
-	/* A kernel ring: both indices are in kernel memory. */
-	prod = ring->producer;
-	next = (prod + 1) & qp->rq.mask;
-	/* Acquire pairs with the consumer's release: the slot is free. */
-	if (next == smp_load_acquire(&ring->consumer))
-		return -ENOMEM;
-	wqe = (struct rxe_recv_wqe *)(ring->data + ((size_t)prod << qp->rq.log2_elem));
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = wr->wr_id;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		if (check_add_overflow(len, wr->sg_list[i].length, &len))
-			return -EINVAL;
-	}
-	wqe->dma.num_sge = wr->num_sge;
-	wqe->dma.length = len;
-	wqe->dma.resid = len;
-	/* Release: the element is complete before the receive side sees it. */
-	smp_store_release(&ring->producer, next);
-	return 0;
-}
-
 static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
@@ -446,20 +514,96 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (qp->state == IB_QPS_RESET)
 		err = -EINVAL;
-	for (; wr && !err; wr = wr->next)
-		err = sroce_post_recv_one(qp, wr);
+	for (; wr && !err; wr = wr->next) {
+		err = sroce_recv_post(&qp->rq, qp->cap.max_recv_sge, wr);
+		if (err)
+			break;
+	}
+	/* In ERR a receive completes at once, flushed (ib_drain_rq()). */
+	if (qp->state == IB_QPS_ERR)
+		sroce_qp_flush_rq(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	if (err)
 		*bad_wr = wr;
 	return err;
 }
 
+/*
+ * The send side. The requester comes with the data path; until then a
+ * QP in ERR flushes what is posted (which ib_drain_sq() relies on), and
+ * the other states refuse: RESET, INIT and RTR take no sends (IBTA
+ * 10.8.2), RTS, SQD and SQE would need the requester.
+ */
+static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct ib_wc wc = {};
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	switch (qp->state) {
+	case IB_QPS_ERR:
+		/* Older WQEs first: completions keep the posting order. */
+		sroce_qp_flush_sq(qp);
+		break;
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+		err = -EINVAL;
+		goto out;
+	default:
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	/* User space rings the doorbell with no WR: its ring was flushed. */
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge) {
+			err = -EINVAL;
+			goto out;
+		}
+		wc.wr_id = wr->wr_id;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.opcode = sroce_wr_to_wc_opcode(wr->opcode);
+		wc.qp = ibqp;
+		sroce_cq_post(ibqp->send_cq, &wc, ibqp->qp_num, false);
+	}
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/*
+ * `rdma resource show qp -dd`: what the core does not show (it already
+ * prints state and PSNs from query_qp): the rings' fill.
+ */
+static int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	/* Unlocked snapshots; the restrack reference keeps the QP alive. */
+	if (rdma_nl_put_driver_u32(msg, "sq_posted", sroce_queue_count(&qp->sq)) ||
+	    rdma_nl_put_driver_u32(msg, "sq_slots", sroce_queue_slots(&qp->sq)))
+		return -EMSGSIZE;
+	if (!qp->rq.ring)
+		return 0;
+	if (rdma_nl_put_driver_u32(msg, "rq_posted", sroce_queue_count(&qp->rq)) ||
+	    rdma_nl_put_driver_u32(msg, "rq_slots", sroce_queue_slots(&qp->rq)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static const struct ib_device_ops sroce_qp_ops = {
 	.create_qp = sroce_create_qp,
 	.modify_qp = sroce_modify_qp,
 	.query_qp = sroce_query_qp,
+	.post_send = sroce_post_send,
 	.post_recv = sroce_post_recv,
 	.destroy_qp = sroce_destroy_qp,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 };
 

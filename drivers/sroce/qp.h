@@ -19,6 +19,22 @@
 #define SROCE_QPN_GSI		1
 
 /**
+ * struct sroce_recv - a receive WQE, copied out of its ring and checked
+ * @wr_id: the consumer's work request id
+ * @num_sge: scatter entries in @sge
+ * @length: sum of the entries' lengths
+ * @sge: the scatter list
+ *
+ * Receive rings are srq.c's (sroce_recv_take()).
+ */
+struct sroce_recv {
+	u64 wr_id;
+	u32 num_sge;
+	u32 length;
+	struct ib_sge sge[SROCE_MAX_SGE];
+};
+
+/**
  * struct sroce_qp_params - what modify_qp set and query_qp reports
  * @qkey: Q_Key (UD, GSI)
  * @pkey_index: index into the PKey table
@@ -58,17 +74,22 @@ struct sroce_qp_params {
  * struct sroce_qp - a queue pair
  * @ibqp: the RDMA core's QP; must stay first
  * @lock: serialises the verbs on this QP (modify, query, destroy)
- * @rq_lock: serialises kernel consumers posting receives
- * @state: current state, written under @lock
+ * @sq_lock: serialises posting sends and taking WQEs off the send ring;
+ *	@state changes under it (taken before @rq_lock)
+ * @rq_lock: serialises kernel consumers posting receives and taking WQEs
+ *	off the receive ring; @state changes under it
+ * @state: current state, written under @lock, @sq_lock and @rq_lock
  * @user: the rings are mapped by user space
  * @sq: send ring (struct rxe_send_wqe elements)
  * @rq: receive ring (struct rxe_recv_wqe elements); unused with an SRQ
  * @cap: capabilities granted at creation
  * @params: attributes set by modify_qp
+ * @flush_wqe: room for one receive WQE while flushing, under @rq_lock
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
 	struct mutex lock;	/* see the kernel-doc above */
+	spinlock_t sq_lock;	/* see the kernel-doc above */
 	spinlock_t rq_lock;	/* see the kernel-doc above */
 	enum ib_qp_state state;
 	bool user;
@@ -76,6 +97,7 @@ struct sroce_qp {
 	struct sroce_queue rq;
 	struct ib_qp_cap cap;
 	struct sroce_qp_params params;
+	struct sroce_recv flush_wqe;
 };
 
 /**

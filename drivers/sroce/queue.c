@@ -5,6 +5,7 @@
  * sroce_mmap_free() once the object is gone and no mmap() is in progress;
  * pages still mapped stay alive through their own references.
  */
+#include <kunit/visibility.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -66,6 +67,7 @@ int sroce_queue_init(struct sroce_queue *q, u32 min_slots, size_t elem_bytes,
 	q->ring->index_mask = q->mask;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_init);
 
 int sroce_queue_share(struct sroce_queue *q, struct ib_ucontext *uctx,
 		      struct mminfo *mi)
@@ -98,6 +100,7 @@ void sroce_queue_release(struct sroce_queue *q)
 	q->ring = NULL;
 	q->mmap = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_release);
 
 u32 sroce_queue_count(const struct sroce_queue *q)
 {
@@ -112,11 +115,13 @@ u32 sroce_queue_count(const struct sroce_queue *q)
 	other = smp_load_acquire(theirs) & q->mask;
 	return (producing ? q->index - other : other - q->index) & q->mask;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_count);
 
 void *sroce_queue_slot(const struct sroce_queue *q)
 {
 	return q->ring->data + ((size_t)(q->index & q->mask) << q->log2_elem);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_slot);
 
 void sroce_queue_advance(struct sroce_queue *q)
 {
@@ -127,6 +132,29 @@ void sroce_queue_advance(struct sroce_queue *q)
 	/* Release: our element accesses complete before the index moves. */
 	smp_store_release(ours, q->index);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_advance);
+
+int sroce_queue_copy(const struct sroce_queue *from, struct sroce_queue *to)
+{
+	bool producing = from->side == SROCE_KERNEL_PRODUCES;
+	u32 n = sroce_queue_count(from), first, i;
+	size_t bytes = min(BIT(from->log2_elem), BIT(to->log2_elem));
+
+	if (n > sroce_queue_slots(to))
+		return -EINVAL;
+	/* Our own index is where the waiting elements end or begin. */
+	first = producing ? from->index - n : from->index;
+	for (i = 0; i < n; i++)
+		memcpy(to->ring->data + ((size_t)i << to->log2_elem),
+		       from->ring->data +
+		       ((size_t)((first + i) & from->mask) << from->log2_elem),
+		       bytes);
+	to->index = producing ? n : 0;
+	to->ring->producer = n;
+	to->ring->consumer = 0;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_copy);
 
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {

@@ -139,6 +139,19 @@ void *sroce_queue_slot(const struct sroce_queue *q);
 void sroce_queue_advance(struct sroce_queue *q);
 
 /**
+ * sroce_queue_copy() - move the waiting elements of a ring into a new one
+ * @from: the ring being replaced
+ * @to: a new, empty ring of the same side and element size or larger
+ *
+ * The elements between consumer and producer of @from land at the start
+ * of @to, in order; @to's indices are set to match. Used by resize.
+ *
+ * Context: the caller keeps both sides of @from still.
+ * Return: 0, or -EINVAL when they do not fit.
+ */
+int sroce_queue_copy(const struct sroce_queue *from, struct sroce_queue *to);
+
+/**
  * sroce_queue_slots() - usable slots of a ring
  * @q: the queue
  *

@@ -23,6 +23,7 @@
 #define SROCE_MAX_CQE		0x7fff
 #define SROCE_QUEUE_MAX_SLOTS	0x8000	/* any ring, one slot kept empty */
 #define SROCE_MAX_MR		0x10000	/* in a table of 2^24 key indexes */
+#define SROCE_MAX_AH		0x8000
 
 /**
  * enum sroce_counter - per-device counters shown by `rdma statistic`
@@ -44,6 +45,7 @@ enum sroce_counter {
  * @SROCE_OBJ_CQ: completion queues
  * @SROCE_OBJ_MR: memory regions
  * @SROCE_OBJ_QP: queue pairs
+ * @SROCE_OBJ_SRQ: shared receive queues
  * @SROCE_NUM_OBJ: number of kinds
  */
 enum sroce_obj {
@@ -51,6 +53,7 @@ enum sroce_obj {
 	SROCE_OBJ_CQ,
 	SROCE_OBJ_MR,
 	SROCE_OBJ_QP,
+	SROCE_OBJ_SRQ,
 	SROCE_NUM_OBJ
 };
 
@@ -66,6 +69,8 @@ enum sroce_obj {
  * @counters: &enum sroce_counter values, updated from softirq
  * @mr_keys: MRs by the 24-bit index of their key (mr.c)
  * @qps: QPs by number (qp.c)
+ * @srqs: SRQs by number (srq.c)
+ * @ahs: AHs by number (ah.c); IRQ-safe, the packet path reads it
  * @objs: how many of each &enum sroce_obj exist
  */
 struct sroce_dev {
@@ -77,6 +82,8 @@ struct sroce_dev {
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct xarray mr_keys;
 	struct xarray qps;
+	struct xarray srqs;
+	struct xarray ahs;
 	atomic_t objs[SROCE_NUM_OBJ];
 };
 
@@ -170,6 +177,16 @@ void sroce_set_cq_ops(struct ib_device *ibdev);
  */
 int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
 		  bool solicited);
+
+/* ah.c */
+
+/**
+ * sroce_set_ah_ops() - install the address handle verbs on a device
+ * @ibdev: device being set up, not yet registered
+ *
+ * Context: process context.
+ */
+void sroce_set_ah_ops(struct ib_device *ibdev);
 
 /* verbs.c */
 

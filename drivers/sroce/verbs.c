@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Verbs entry points. A user context can be opened, so that stock
- * rdma-core binds and queries the device; every object verb answers
- * -EOPNOTSUPP until its object exists (PD, MR, CQ, SRQ, QP and AH come
- * with the verbs-objects work).
+ * Verbs entry points: the user context, the PD, and the installation of
+ * every object's verbs (cq.c, mr.c, qp.c, srq.c, ah.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,6 +11,7 @@
 #include "qp.h"
 #include "queue.h"
 #include "sroce.h"
+#include "srq.h"
 
 /**
  * struct sroce_ucontext - per-process context of a user of the device
@@ -22,10 +21,7 @@ struct sroce_ucontext {
 	struct ib_ucontext ibuc;
 };
 
-/*
- * The RDMA core allocates these objects before it calls us, so their sizes
- * must be declared even while the create verbs refuse.
- */
+/* The RDMA core allocates the objects; we declare their sizes. */
 struct sroce_pd {
 	struct ib_pd ibpd;
 };
@@ -55,13 +51,6 @@ static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 	return 0;
 }
 
-static int sroce_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-			   const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
 /* Grouped by object, in the order a consumer meets them. */
 static const struct ib_device_ops sroce_verbs_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
@@ -74,7 +63,6 @@ static const struct ib_device_ops sroce_verbs_ops = {
 	.dealloc_pd = sroce_dealloc_pd,
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 
-	.post_send = sroce_post_send,
 };
 
 void sroce_set_verbs_ops(struct ib_device *ibdev)
@@ -83,6 +71,8 @@ void sroce_set_verbs_ops(struct ib_device *ibdev)
 	sroce_set_cq_ops(ibdev);
 	sroce_set_mr_ops(ibdev);
 	sroce_set_qp_ops(ibdev);
+	sroce_set_srq_ops(ibdev);
+	sroce_set_ah_ops(ibdev);
 	/* Legacy write() commands the rxe provider still issues. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);

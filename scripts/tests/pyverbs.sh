@@ -8,7 +8,7 @@
 # reported as TODO (not counted), a pass as a pass.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
-modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr test_qp"}
+modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr test_qp test_srq"}
 tests=/usr/share/doc/rdma-core/tests
 [ -d "$tests" ] || { skip "rdma-core tests not installed" "pyverbs"; tap_done; exit; }
 cp -r "$tests" /tmp/pyverbs
@@ -16,9 +16,11 @@ gunzip -f /tmp/pyverbs/*.gz 2>/dev/null
 
 # Waiting for: "name|reason" lines (reasons name the issue that brings it).
 pending='
-test_resize_cq|needs address handles and UD traffic (issues 4, 7)
+test_resize_cq|needs UD traffic (issue 7)
 test_mr_rereg_access_bad_flow|needs RC traffic (issue 5)
 test_mr_rereg_pd|needs RC traffic (issue 5)
+test_rc_srq_traffic|needs RC traffic (issue 5)
+test_modify_srq_limit|needs RC traffic to consume SRQ WQEs (issue 5)
 '
 
 ip link add veth0 type veth peer name veth1

@@ -6,15 +6,20 @@ device named by argv[1]."""
 import ctypes
 import errno
 import mmap
+import os
+import select
 import sys
 
 import pyverbs.enums as e
+from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
 
 n = 0
 failed = 0
@@ -150,6 +155,146 @@ modify('ERR to RESET', None, e.IBV_QPS_RESET, e.IBV_QP_STATE)
 tap(qp.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_RESET, 'query says RESET')
 for q in qps:
     q.close()
+
+
+# Flushing: ERR completes every posted WR with WR_FLUSH_ERR, in order.
+def wait_async_event(timeout):
+    """The next async event of ctx, or None after timeout seconds."""
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            if 'infinibandevent' in os.readlink('/proc/self/fd/' + fd):
+                break
+        except OSError:
+            pass
+    else:
+        return None
+    if not select.select([int(fd)], [], [], timeout)[0]:
+        return None
+    ev = ctx.get_async_event()
+    kind = ev.event_type
+    ev.ack()
+    return kind
+
+
+def poll_all(c, want):
+    got = []
+    for _ in range(100):
+        k, wcs = c.poll(want - len(got))
+        got += wcs[:k]
+        if len(got) >= want:
+            break
+    return got
+
+
+mr = MR(pd, 4096, LW)
+scq, rcq = CQ(ctx, 32), CQ(ctx, 32)
+qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=rcq,
+                       cap=QPCap(max_send_wr=8, max_recv_wr=8)))
+modify('RESET to INIT', None, e.IBV_QPS_INIT, INIT_MASK, port_num=1, pkey_index=0)
+for i in range(3):
+    qp.post_recv(RecvWR(wr_id=100 + i, num_sge=1, sg=[SGE(mr.buf, 64, mr.lkey)]))
+modify('INIT to ERR with 3 receives posted', None, e.IBV_QPS_ERR, e.IBV_QP_STATE)
+wcs = poll_all(rcq, 4)
+tap([w.wr_id for w in wcs] == [100, 101, 102], 'ERR flushes the 3 receives in order (%s)'
+    % [w.wr_id for w in wcs])
+tap(all(w.status == e.IBV_WC_WR_FLUSH_ERR and w.qp_num == qp.qp_num for w in wcs),
+    'flushed receives say WR_FLUSH_ERR and their QP')
+for i in range(2):
+    qp.post_send(SendWR(wr_id=200 + i, opcode=e.IBV_WR_RDMA_WRITE if i else e.IBV_WR_SEND,
+                        num_sge=1, sg=[SGE(mr.buf, 64, mr.lkey)], send_flags=0))
+wcs = poll_all(scq, 3)
+tap([(w.wr_id, w.status, w.opcode) for w in wcs] ==
+    [(200, e.IBV_WC_WR_FLUSH_ERR, e.IBV_WC_SEND), (201, e.IBV_WC_WR_FLUSH_ERR, e.IBV_WC_RDMA_WRITE)],
+    'unsignaled sends posted in ERR complete flushed, in order')
+modify('ERR to RESET', None, e.IBV_QPS_RESET, e.IBV_QP_STATE)
+qp.close()
+
+# Shared receive queues
+refused('SRQ of 0 WRs', errno.EINVAL,
+        lambda: SRQ(pd, SrqInitAttr(SrqAttr(max_wr=0, max_sge=1))))
+refused('SRQ of max_srq_wr + 1 WRs', errno.EINVAL,
+        lambda: SRQ(pd, SrqInitAttr(SrqAttr(max_wr=attr.max_srq_wr + 1, max_sge=1))))
+refused('SRQ with max_srq_sge + 1 SGEs', errno.EINVAL,
+        lambda: SRQ(pd, SrqInitAttr(SrqAttr(max_wr=4, max_sge=attr.max_srq_sge + 1))))
+tap(attr.max_srq > 0 and attr.device_cap_flags & e.IBV_DEVICE_SRQ_RESIZE,
+    'query_device: max_srq %d, SRQ resize' % attr.max_srq)
+srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=16, max_sge=2, srq_limit=5)))
+q = srq.query()
+tap(q.max_wr >= 16 and q.max_sge == 2 and q.srq_limit == 0,
+    'SRQ of 16: max_wr %d, max_sge %d, limit %d (not armed at creation)'
+    % (q.max_wr, q.max_sge, q.srq_limit))
+
+
+def srq_modify(desc, want, mask, **fields):
+    try:
+        srq.modify(SrqAttr(**fields), mask)
+    except PyverbsRDMAError as ex:
+        tap(want is not None and ex.error_code == want, '%s: %s (got %s)' % (
+            desc, errno.errorcode.get(want, 'success'),
+            errno.errorcode.get(ex.error_code, ex.error_code)))
+        return
+    tap(want is None, '%s: %s (it succeeded)' % (desc, errno.errorcode.get(want, 'success')))
+
+
+srq_modify('SRQ limit as large as the SRQ', errno.EINVAL, e.IBV_SRQ_LIMIT,
+           srq_limit=q.max_wr)
+srq_modify('SRQ limit 7', None, e.IBV_SRQ_LIMIT, srq_limit=7)
+tap(srq.query().srq_limit == 7, 'query says limit 7')
+for i in range(10):
+    srq.post_recv(RecvWR(wr_id=i, num_sge=1, sg=[SGE(mr.buf, 64, mr.lkey)]))
+srq_modify('SRQ resized below its 10 posted WRs', errno.EINVAL, e.IBV_SRQ_MAX_WR, max_wr=4)
+srq_modify('SRQ resized to 100', None, e.IBV_SRQ_MAX_WR, max_wr=100)
+q = srq.query()
+tap(q.max_wr >= 100 and q.srq_limit == 7, 'after resize: max_wr %d, limit %d'
+    % (q.max_wr, q.srq_limit))
+# The 10 WRs moved with their indexes: exactly max_wr - 10 more fit.
+posted, full = 10, None
+try:
+    while posted <= q.max_wr:
+        srq.post_recv(RecvWR(wr_id=posted, num_sge=1, sg=[SGE(mr.buf, 64, mr.lkey)]))
+        posted += 1
+except PyverbsRDMAError as ex:
+    full = ex.error_code
+tap(posted == q.max_wr and full == errno.ENOMEM,
+    'the resized SRQ takes %d WRs in all, then ENOMEM (took %d)' % (q.max_wr, posted))
+srqp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=rcq, srq=srq,
+                         cap=QPCap(max_send_wr=4, max_recv_wr=0)))
+qp = srqp
+modify('SRQ QP: RESET to INIT', None, e.IBV_QPS_INIT, INIT_MASK, port_num=1, pkey_index=0)
+modify('SRQ QP: INIT to ERR', None, e.IBV_QPS_ERR, e.IBV_QP_STATE)
+kind = wait_async_event(10)
+tap(kind == e.IBV_EVENT_QP_LAST_WQE_REACHED, 'SRQ QP in ERR: last WQE reached event (%s)' % kind)
+tap(rcq.poll(1)[0] == 0, 'the SRQ\'s WQEs are not flushed')
+srqp.close()
+srq.close()
+
+# Address handles
+gid_index = None
+for i in range(16):
+    try:
+        if str(ctx.query_gid(1, i)).startswith('0000:0000:0000:0000:0000:ffff'):
+            gid_index = i
+            break
+    except PyverbsRDMAError:
+        pass
+if gid_index is None:
+    tap(False, 'an IPv4 GID in the table')
+else:
+    gid = ctx.query_gid(1, gid_index)
+    ahs = [AH(pd, attr=AHAttr(port_num=1, is_global=1,
+                              gr=GlobalRoute(dgid=gid, sgid_index=gid_index, hop_limit=64)))
+           for _ in range(4)]
+    tap(len(ahs) == 4, 'AHs to our own IPv4 GID (index %d)' % gid_index)
+    for a in ahs:
+        a.close()
+    refused('AH on port 2', errno.EINVAL, lambda: AH(pd, attr=AHAttr(
+        port_num=2, is_global=1, gr=GlobalRoute(dgid=gid, sgid_index=gid_index))))
+    refused('AH with a GID index past the table', errno.EINVAL, lambda: AH(pd, attr=AHAttr(
+        port_num=1, is_global=1, gr=GlobalRoute(dgid=gid, sgid_index=4096))))
+    refused('AH without a GRH', errno.EINVAL, lambda: AH(pd, attr=AHAttr(port_num=1, is_global=0)))
+mr.close()
+scq.close()
+rcq.close()
 cq.close()
 pd.close()
 ctx.close()
