@@ -10,6 +10,7 @@
  * same lock by poll.
  */
 #include <linux/spinlock.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "queue.h"
@@ -219,8 +220,8 @@ static void sroce_wc_to_user(const struct ib_wc *wc, u32 qpn,
 	uwc->port_num = wc->port_num;
 }
 
-int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
-		  bool solicited)
+int sroce_cq_add(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
+		 bool solicited)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct ib_event ev;
@@ -250,9 +251,34 @@ int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
 	if (notify)
 		cq->armed = 0;
 	spin_unlock_irqrestore(&cq->lock, flags);
+	return notify;
+}
 
-	if (notify && ibcq->comp_handler)
+void sroce_cq_notify(struct ib_cq *ibcq)
+{
+	if (ibcq->comp_handler)
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
+}
+
+int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
+		  bool solicited)
+{
+	int ret = sroce_cq_add(ibcq, wc, qpn, solicited);
+
+	if (ret > 0)
+		sroce_cq_notify(ibcq);
+	return ret < 0 ? ret : 0;
+}
+
+/* `rdma resource show cq -dd`: completions not polled yet, overflow. */
+static int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	/* Unlocked snapshots; the restrack reference keeps the CQ alive. */
+	if (rdma_nl_put_driver_u32(msg, "cqe_waiting", sroce_queue_count(&cq->queue)) ||
+	    rdma_nl_put_driver_u32(msg, "overflowed", READ_ONCE(cq->overflowed)))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -262,6 +288,7 @@ static const struct ib_device_ops sroce_cq_ops = {
 	.req_notify_cq = sroce_req_notify_cq,
 	.poll_cq = sroce_poll_cq,
 	.destroy_cq = sroce_destroy_cq,
+	.fill_res_cq_entry = sroce_fill_res_cq_entry,
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 };
 

@@ -137,8 +137,9 @@ static enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 opcode)
  * signaled or not. Only the WQEs there at the start are taken: a user
  * producer that keeps posting cannot keep us here.
  */
-static void sroce_qp_flush_sq(struct sroce_qp *qp)
+static bool sroce_qp_flush_sq(struct sroce_qp *qp)
 {
+	bool notify = false;
 	struct ib_wc wc = { .status = IB_WC_WR_FLUSH_ERR, .qp = &qp->ibqp };
 	const struct rxe_send_wqe *wqe;
 	u32 n;
@@ -150,11 +151,13 @@ static void sroce_qp_flush_sq(struct sroce_qp *qp)
 		wc.opcode = sroce_wr_to_wc_opcode(READ_ONCE(wqe->wr.opcode));
 		sroce_queue_advance(&qp->sq);
 		/* A CQ that overflowed is in error: nothing more to tell. */
-		sroce_cq_post(qp->ibqp.send_cq, &wc, qp->ibqp.qp_num, false);
+		notify |= sroce_cq_add(qp->ibqp.send_cq, &wc, qp->ibqp.qp_num,
+				       false) > 0;
 	}
+	return notify;
 }
 
-static void sroce_qp_flush_rq(struct sroce_qp *qp)
+static bool sroce_qp_flush_rq(struct sroce_qp *qp)
 {
 	struct ib_wc wc = {
 		.status = IB_WC_WR_FLUSH_ERR,
@@ -162,6 +165,7 @@ static void sroce_qp_flush_rq(struct sroce_qp *qp)
 		.qp = &qp->ibqp,
 	};
 	struct sroce_recv *wqe = &qp->flush_wqe;
+	bool notify = false;
 	u32 n;
 
 	lockdep_assert_held(&qp->rq_lock);
@@ -170,8 +174,10 @@ static void sroce_qp_flush_rq(struct sroce_qp *qp)
 		if (sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe) == -ENOENT)
 			break;
 		wc.wr_id = wqe->wr_id;
-		sroce_cq_post(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, false);
+		notify |= sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num,
+				       false) > 0;
 	}
+	return notify;
 }
 
 static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
@@ -194,7 +200,7 @@ static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 			   const struct ib_qp_attr *attr, int mask)
 {
-	bool last_wqe = false;
+	bool last_wqe = false, notify_s = false, notify_r = false;
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -210,9 +216,9 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	case IB_QPS_ERR:
 		if (qp->state == IB_QPS_ERR)
 			break;
-		sroce_qp_flush_sq(qp);
+		notify_s = sroce_qp_flush_sq(qp);
 		if (qp->rq.ring)
-			sroce_qp_flush_rq(qp);
+			notify_r = sroce_qp_flush_rq(qp);
 		/* SRQ WQEs are not the QP's to flush; it takes no more. */
 		last_wqe = qp->ibqp.srq;
 		break;
@@ -223,6 +229,11 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
+	/* Handlers may post again: they run with our locks dropped. */
+	if (notify_s)
+		sroce_cq_notify(qp->ibqp.send_cq);
+	if (notify_r)
+		sroce_cq_notify(qp->ibqp.recv_cq);
 	if (last_wqe)
 		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
@@ -503,6 +514,7 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	bool notify = false;
 	unsigned long flags;
 	int err = 0;
 
@@ -521,8 +533,10 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	/* In ERR a receive completes at once, flushed (ib_drain_rq()). */
 	if (qp->state == IB_QPS_ERR)
-		sroce_qp_flush_rq(qp);
+		notify = sroce_qp_flush_rq(qp);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (notify)
+		sroce_cq_notify(ibqp->recv_cq);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -539,6 +553,7 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct ib_wc wc = {};
+	bool notify = false;
 	unsigned long flags;
 	int err = 0;
 
@@ -546,7 +561,7 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	switch (qp->state) {
 	case IB_QPS_ERR:
 		/* Older WQEs first: completions keep the posting order. */
-		sroce_qp_flush_sq(qp);
+		notify = sroce_qp_flush_sq(qp);
 		break;
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:
@@ -567,10 +582,12 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		wc.status = IB_WC_WR_FLUSH_ERR;
 		wc.opcode = sroce_wr_to_wc_opcode(wr->opcode);
 		wc.qp = ibqp;
-		sroce_cq_post(ibqp->send_cq, &wc, ibqp->qp_num, false);
+		notify |= sroce_cq_add(ibqp->send_cq, &wc, ibqp->qp_num, false) > 0;
 	}
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (notify)
+		sroce_cq_notify(ibqp->send_cq);
 	if (err)
 		*bad_wr = wr;
 	return err;

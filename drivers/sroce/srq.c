@@ -191,7 +191,7 @@ err_count:
 static int sroce_srq_new_ring(struct sroce_srq *srq, u32 max_wr,
 			      struct ib_udata *udata, struct sroce_queue *next)
 {
-	struct rxe_modify_srq_cmd cmd;
+	struct rxe_modify_srq_cmd cmd = {};
 	struct ib_ucontext *uctx;
 	struct mminfo mi = {};
 	int err;

@@ -63,6 +63,14 @@ check "pkey 0 is 0xffff" sh -c "grep -q 0xffff $sysdev/sroce0/ports/1/pkeys/0"
 check "node type CA" sh -c "grep -q '^1: CA' $sysdev/sroce0/node_type"
 check "hardware counters present" \
 	sh -c 'rdma statistic show link sroce0/1 | grep -q rx_packets'
+# The MAD layer's QP1 is there as soon as the port is: restrack shows it
+# with sroce's own attributes (ring fill) beside the core's.
+check "rdma resource shows QP1 with its state" \
+	sh -c 'rdma resource show qp link sroce0/1 | grep -E -q "lqpn 1 .*state (RTS|RESET|INIT|RTR)"'
+check "rdma resource -dd shows sroce's ring attributes for QP1" \
+	sh -c 'rdma -dd resource show qp link sroce0/1 lqpn 1 | grep -q "sq_slots [1-9]"'
+check "rdma resource -dd shows sroce's attributes for QP1's CQ" \
+	sh -c 'rdma -dd resource show cq link sroce0/1 | grep -q "cqe_waiting"'
 check "a second link on the same netdev is refused" \
 	sh -c '! rdma link add sroce9 type sroce netdev veth0 2>/dev/null'
 
