@@ -83,10 +83,52 @@ static void key_test(struct kunit *test)
 			0x42U);
 }
 
+/* One MR, every way an access through it can be refused, and one way in. */
+static void mr_check_test(struct kunit *test)
+{
+	struct sroce_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	struct ib_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	struct ib_pd *other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	const u32 key = sroce_key_make(0x123456, 0x9a);
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	mr->key = key;
+	mr->pd = pd;
+	mr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	mr->ibmr.iova = 0x10000;
+	mr->ibmr.length = 0x2000;
+
+	/* Not valid yet (a fast-registration MR before REG_MR). */
+	mr->state = SROCE_MR_FREE;
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, 0x10000, 1), -EINVAL);
+	mr->state = SROCE_MR_VALID;
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, 0x10000, 1), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, IB_ACCESS_LOCAL_WRITE,
+					     0x10000, 0x2000), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, IB_ACCESS_REMOTE_READ,
+					     0x11fff, 1), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, IB_ACCESS_REMOTE_READ,
+					     0x12000, 0), 0);
+	/* Same index, other variant byte: a stale or guessed key. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key ^ 1, pd, 0, 0x10000, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, other, 0, 0x10000, 1), -EACCES);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, IB_ACCESS_REMOTE_WRITE,
+					     0x10000, 1), -EACCES);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, IB_ACCESS_REMOTE_ATOMIC,
+					     0x10000, 8), -EACCES);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, 0x12000, 1), -ERANGE);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, 0xffff, 1), -ERANGE);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, 0x10001, 0x2000), -ERANGE);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, U64_MAX, 2), -ERANGE);
+}
+
 static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE_PARAM(range_within_test, range_gen_params),
 	KUNIT_CASE(access_check_test),
 	KUNIT_CASE(key_test),
+	KUNIT_CASE(mr_check_test),
 	{}
 };
 

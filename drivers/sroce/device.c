@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
@@ -100,11 +101,13 @@ int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_obj_take);
 
 void sroce_obj_put(struct sroce_dev *sdev, enum sroce_obj kind)
 {
 	atomic_dec(&sdev->objs[kind]);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_obj_put);
 
 static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,

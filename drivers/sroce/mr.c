@@ -8,6 +8,11 @@
  * key has to guess 24 random bits of index and 8 of variant. lkey and rkey
  * are the same value; whether it admits remote access is decided by the
  * MR's access flags, not by the key.
+ *
+ * The key table is read under RCU by the packet path (sroce_mr_get()): an
+ * index is reserved when the key is drawn, and the MR is stored under it
+ * only once it is complete. Users hold references; see struct sroce_mr for
+ * how dereg and rereg wait for them.
  */
 #include <kunit/visibility.h>
 #include <linux/random.h>
@@ -55,6 +60,66 @@ u32 sroce_key_index(u32 key)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_key_index);
 
+int sroce_mr_check(const struct sroce_mr *mr, u32 key, const struct ib_pd *pd,
+		   int access, u64 addr, u64 len)
+{
+	/* Acquire pairs with the release that made the MR valid. */
+	if (smp_load_acquire(&mr->state) != SROCE_MR_VALID || mr->key != key)
+		return -EINVAL;
+	if (mr->pd != pd || (access & mr->access) != access)
+		return -EACCES;
+	if (!sroce_range_within(mr->ibmr.iova, mr->ibmr.length, addr, len))
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_check);
+
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
+			      const struct ib_pd *pd, int access,
+			      u64 addr, u64 len)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_keys, sroce_key_index(key));
+	/* No reference left: being deregistered or reregistered. */
+	if (mr && !refcount_inc_not_zero(&mr->refs))
+		mr = NULL;
+	rcu_read_unlock();
+	if (!mr)
+		return ERR_PTR(-EINVAL);
+	err = sroce_mr_check(mr, key, pd, access, addr, len);
+	if (err) {
+		sroce_mr_put(mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		complete(&mr->idle);
+}
+
+/* Take the MR out of use and wait until nobody uses it. */
+static void sroce_mr_quiesce(struct sroce_mr *mr)
+{
+	smp_store_release(&mr->state, SROCE_MR_FREE);
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->idle);
+}
+
+/* Make the MR usable again after sroce_mr_quiesce(). */
+static void sroce_mr_resume(struct sroce_mr *mr)
+{
+	reinit_completion(&mr->idle);
+	refcount_set(&mr->refs, 1);
+	/* Release: what the MR describes is complete before it is valid. */
+	smp_store_release(&mr->state, SROCE_MR_VALID);
+}
+
 static struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);
@@ -69,12 +134,14 @@ static int sroce_mr_key_alloc(struct sroce_dev *sdev, struct sroce_mr *mr)
 
 	for (i = 0; i < SROCE_KEY_TRIES; i++) {
 		index = get_random_u32_inclusive(1, SROCE_KEY_INDEX_MAX);
-		err = xa_insert(&sdev->mr_keys, index, mr, GFP_KERNEL);
+		/* Reserved (NULL to lookups) until sroce_mr_publish(). */
+		err = xa_insert(&sdev->mr_keys, index, NULL, GFP_KERNEL);
 		if (err == -EBUSY)
 			continue;
 		if (err)
 			return err;
 		key = sroce_key_make(index, get_random_u8());
+		mr->key = key;
 		mr->ibmr.lkey = key;
 		mr->ibmr.rkey = key;
 		return 0;
@@ -82,9 +149,14 @@ static int sroce_mr_key_alloc(struct sroce_dev *sdev, struct sroce_mr *mr)
 	return -ENOSPC;
 }
 
-static void sroce_mr_key_free(struct sroce_dev *sdev, struct sroce_mr *mr)
+/* Store a complete MR under its reserved index; valid unless @fast. */
+static void sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
+			     bool fast)
 {
-	xa_erase(&sdev->mr_keys, sroce_key_index(mr->ibmr.lkey));
+	/* The slot is reserved: storing allocates nothing and cannot fail. */
+	xa_store(&sdev->mr_keys, sroce_key_index(mr->key), mr, GFP_KERNEL);
+	if (!fast)
+		smp_store_release(&mr->state, SROCE_MR_VALID);
 }
 
 static struct sroce_mr *sroce_mr_new(struct ib_pd *pd, enum sroce_mr_kind kind,
@@ -103,7 +175,11 @@ static struct sroce_mr *sroce_mr_new(struct ib_pd *pd, enum sroce_mr_kind kind,
 		goto err_count;
 	}
 	mr->kind = kind;
+	mr->state = SROCE_MR_FREE;
+	mr->pd = pd;
 	mr->access = access;
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->idle);
 	err = sroce_mr_key_alloc(sdev, mr);
 	if (err)
 		goto err_free;
@@ -116,12 +192,18 @@ err_count:
 	return ERR_PTR(err);
 }
 
+/*
+ * No new lookup finds the MR once it is out of the table; users that found
+ * it before drop their references; lookups still holding its address in
+ * an RCU section are gone after the grace period kfree_rcu() waits for.
+ */
 static void sroce_mr_free(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
-	sroce_mr_key_free(sdev, mr);
+	xa_erase(&sdev->mr_keys, sroce_key_index(mr->key));
+	sroce_mr_quiesce(mr);
 	ib_umem_release(mr->umem);
 	kfree(mr->pages);
-	kfree(mr);
+	kfree_rcu(mr, rcu);
 	sroce_obj_put(sdev, SROCE_OBJ_MR);
 }
 
@@ -139,6 +221,7 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	/* All of kernel virtual memory; the core fills in device and pd. */
 	mr->ibmr.iova = 0;
 	mr->ibmr.length = U64_MAX;
+	sroce_mr_publish(to_sdev(pd->device), mr, false);
 	return &mr->ibmr;
 }
 
@@ -171,6 +254,7 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	mr->umem = umem;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
+	sroce_mr_publish(to_sdev(pd->device), mr, false);
 	return &mr->ibmr;
 }
 
@@ -180,7 +264,8 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 					 struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_smr(ibmr);
-	struct ib_umem *umem;
+	struct ib_umem *umem = NULL;
+	int new_access = mr->access;
 	int err;
 
 	if (mr->kind != SROCE_MR_USER || (flags & ~IB_MR_REREG_SUPPORTED))
@@ -189,23 +274,41 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		err = sroce_mr_access_check(access);
 		if (err)
 			return ERR_PTR(err);
+		new_access = access;
+	}
+	/*
+	 * Pages pinned for reading must not become writable through the MR:
+	 * making it writable pins the same range again, for writing.
+	 */
+	if (!(flags & IB_MR_REREG_TRANS) &&
+	    ib_access_writable(new_access) && !ib_access_writable(mr->access)) {
+		flags |= IB_MR_REREG_TRANS;
+		start = mr->umem->address;
+		length = mr->ibmr.length;
+		iova = mr->ibmr.iova;
 	}
 	if (flags & IB_MR_REREG_TRANS) {
 		if (!length || length > SROCE_MAX_MR_SIZE ||
 		    !sroce_range_within(0, U64_MAX, iova, length - 1))
 			return ERR_PTR(-EINVAL);
-		umem = sroce_umem_get(ibmr->device, start, length,
-				      flags & IB_MR_REREG_ACCESS ? access : mr->access);
+		umem = sroce_umem_get(ibmr->device, start, length, new_access);
 		if (IS_ERR(umem))
 			return ERR_CAST(umem);
-		ib_umem_release(mr->umem);
-		mr->umem = umem;
+	}
+
+	/* Nothing can fail from here: change the MR while nobody uses it. */
+	sroce_mr_quiesce(mr);
+	if (umem) {
+		swap(mr->umem, umem);
 		mr->ibmr.iova = iova;
 		mr->ibmr.length = length;
 	}
-	if (flags & IB_MR_REREG_ACCESS)
-		mr->access = access;
-	/* A new PD is recorded by the core when we answer NULL (in place). */
+	mr->access = new_access;
+	if (flags & IB_MR_REREG_PD)
+		mr->pd = pd;
+	sroce_mr_resume(mr);
+	ib_umem_release(umem);	/* the old pages, if replaced */
+	/* The core records the new PD itself when we answer NULL (in place). */
 	return NULL;
 }
 
@@ -227,6 +330,8 @@ static struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->max_pages = max_num_sg;
+	/* Usable only once a REG_MR work request has made it valid. */
+	sroce_mr_publish(to_sdev(pd->device), mr, true);
 	return &mr->ibmr;
 }
 

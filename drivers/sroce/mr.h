@@ -6,7 +6,11 @@
 #ifndef _SROCE_MR_H
 #define _SROCE_MR_H
 
+#include <linux/completion.h>
+#include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
+
+struct sroce_dev;
 
 /* Largest user registration: the IBTA message limit. */
 #define SROCE_MAX_MR_SIZE		BIT_ULL(31)
@@ -30,27 +34,52 @@ enum sroce_mr_kind {
 };
 
 /**
+ * enum sroce_mr_state - whether an MR can be used
+ * @SROCE_MR_FREE: not usable: a fast-registration MR before REG_MR or
+ *	after invalidation, or any MR while rereg_mr changes it
+ * @SROCE_MR_VALID: usable through its key
+ */
+enum sroce_mr_state {
+	SROCE_MR_FREE,
+	SROCE_MR_VALID,
+};
+
+/**
  * struct sroce_mr - a memory region
  * @ibmr: the RDMA core's MR (keys, iova, length); must stay first
  * @kind: &enum sroce_mr_kind
+ * @state: &enum sroce_mr_state; written with release, read with acquire
+ * @key: the key that reaches the MR now (a REG_MR may change its variant)
+ * @pd: the MR's PD (the core sets @ibmr.pd only after the create returns)
  * @access: IB_ACCESS_* granted
  * @umem: pinned pages of a user MR
  * @pages: page addresses of a fast-registration MR
  * @max_pages: size of @pages
  * @npages: entries of @pages in use
+ * @refs: one for the key table while the MR is usable, one per user
+ *	found by sroce_mr_get()
+ * @idle: completed when @refs drops to zero
+ * @rcu: the MR is freed after a grace period: lookups run under RCU
  *
- * Lifetime: freed by dereg_mr, which the core calls once no other object
- * refers to the MR. The data path, when it comes, must hold a reference
- * across its use of an MR found by key.
+ * Lifetime: dereg_mr takes the MR out of the key table, drops the table's
+ * reference, waits for the users to drop theirs, and frees it after an
+ * RCU grace period. rereg_mr waits the same way, with the MR left in the
+ * table but %SROCE_MR_FREE, before it changes what the MR describes.
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
 	enum sroce_mr_kind kind;
+	enum sroce_mr_state state;
+	u32 key;
+	struct ib_pd *pd;
 	int access;
 	struct ib_umem *umem;
 	u64 *pages;
 	u32 max_pages;
 	u32 npages;
+	refcount_t refs;
+	struct completion idle;
+	struct rcu_head rcu;
 };
 
 /**
@@ -67,6 +96,53 @@ struct sroce_mr {
  * Return: true when the range is inside the region.
  */
 bool sroce_range_within(u64 start, u64 size, u64 addr, u64 len);
+
+/**
+ * sroce_mr_check() - whether an access may go through an MR
+ * @mr: the MR found under @key's index
+ * @key: the key presented (lkey of an SGE, rkey of a request)
+ * @pd: the PD of the QP making the access
+ * @access: IB_ACCESS_* the access needs: 0 for a local read,
+ *	%IB_ACCESS_LOCAL_WRITE, or one %IB_ACCESS_REMOTE_* flag
+ * @addr: first byte accessed (iova)
+ * @len: bytes accessed
+ *
+ * The one place that decides: the whole key (variant byte included), the
+ * state, the PD, the access flags and the range (sroce_range_within()).
+ *
+ * Context: any; the caller holds a reference on @mr.
+ * Return: 0, -EINVAL for a key or state that does not match, -EACCES for
+ * a PD or access not granted, -ERANGE for bytes outside the MR.
+ */
+int sroce_mr_check(const struct sroce_mr *mr, u32 key, const struct ib_pd *pd,
+		   int access, u64 addr, u64 len);
+
+/**
+ * sroce_mr_get() - find an MR by key for an access, and hold it
+ * @sdev: the device
+ * @key: the key presented
+ * @pd: the PD of the QP making the access
+ * @access: as for sroce_mr_check()
+ * @addr: first byte accessed
+ * @len: bytes accessed
+ *
+ * Every path that reaches memory through a key goes through here.
+ *
+ * Context: any (RCU lookup, no lock taken).
+ * Return: the MR, held until sroce_mr_put(), or an ERR_PTR: -EINVAL for
+ * an unknown key, otherwise as sroce_mr_check().
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
+			      const struct ib_pd *pd, int access,
+			      u64 addr, u64 len);
+
+/**
+ * sroce_mr_put() - drop a reference taken by sroce_mr_get()
+ * @mr: the MR
+ *
+ * Context: any.
+ */
+void sroce_mr_put(struct sroce_mr *mr);
 
 /**
  * sroce_mr_access_check() - validate the access flags of a registration
