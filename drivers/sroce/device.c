@@ -27,7 +27,13 @@
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
 	[SROCE_CNT_RX_DROP_SHORT] = { .name = "rx_drop_short" },
+	[SROCE_CNT_RX_DROP_HEADER] = { .name = "rx_drop_header" },
+	[SROCE_CNT_RX_DROP_OPCODE] = { .name = "rx_drop_opcode" },
+	[SROCE_CNT_RX_DROP_ICRC] = { .name = "rx_drop_icrc" },
+	[SROCE_CNT_RX_DROP_PKEY] = { .name = "rx_drop_pkey" },
 	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
+	[SROCE_CNT_RX_DROP_QP_STATE] = { .name = "rx_drop_qp_state" },
+	[SROCE_CNT_RX_UNHANDLED] = { .name = "rx_unhandled" },
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

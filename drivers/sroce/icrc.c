@@ -19,13 +19,17 @@
 #define SROCE_ICRC_MASKED_MAX	(sizeof(struct ipv6hdr) + sizeof(struct udphdr) + \
 				 sizeof(struct sroce_bth))
 
-int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
+/*
+ * The CRC over the absent LRH and the masked IP, UDP and BTH headers; the
+ * rest of the packet is covered as it is. @len: contiguous bytes at @l3.
+ */
+static int sroce_icrc_start(const u8 *l3, unsigned int len, u32 *crc,
+			    unsigned int *span)
 {
 	static const u8 lrh_ones[8] = { 0xff, 0xff, 0xff, 0xff,
 					0xff, 0xff, 0xff, 0xff };
 	u8 hdr[SROCE_ICRC_MASKED_MAX];
-	unsigned int iplen, span;
-	u32 crc;
+	unsigned int iplen;
 
 	if (len < sizeof(struct iphdr))
 		return -EINVAL;
@@ -41,11 +45,11 @@ int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
 	default:
 		return -EINVAL;
 	}
-	span = iplen + sizeof(struct udphdr) + sizeof(struct sroce_bth);
-	if (len < span)
+	*span = iplen + sizeof(struct udphdr) + sizeof(struct sroce_bth);
+	if (len < *span)
 		return -EINVAL;
 
-	memcpy(hdr, l3, span);
+	memcpy(hdr, l3, *span);
 	if (iplen == sizeof(struct iphdr)) {
 		struct iphdr *ip4 = (struct iphdr *)hdr;
 
@@ -62,10 +66,50 @@ int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
 	memset(&((struct udphdr *)(hdr + iplen))->check, 0xff, sizeof(__sum16));
 	hdr[iplen + sizeof(struct udphdr) + SROCE_BTH_VARIANT_BYTE] = 0xff;
 
-	crc = crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
-	crc = crc32_le(crc, hdr, span);
+	*crc = crc32_le(~0U, lrh_ones, sizeof(lrh_ones));
+	*crc = crc32_le(*crc, hdr, *span);
+	return 0;
+}
+
+int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
+{
+	unsigned int span;
+	u32 crc;
+	int err;
+
+	err = sroce_icrc_start(l3, len, &crc, &span);
+	if (err)
+		return err;
 	crc = crc32_le(crc, l3 + span, len - span);
 	*icrc = ~crc;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_icrc);
+
+int sroce_icrc_skb(const struct sk_buff *skb, u32 *icrc)
+{
+	const u8 *l3 = skb_network_header(skb);
+	unsigned int before = skb->data - l3, off, end, n, span;
+	u8 buf[256];
+	const u8 *p;
+	u32 crc;
+	int err;
+
+	if (skb->len < SROCE_ICRC_BYTES)
+		return -EINVAL;
+	err = sroce_icrc_start(l3, before + skb_headlen(skb), &crc, &span);
+	if (err)
+		return err;
+	/* The headers were linear; the payload may sit in fragments. */
+	end = skb->len - SROCE_ICRC_BYTES;
+	for (off = span - before; off < end; off += n) {
+		n = min_t(unsigned int, end - off, sizeof(buf));
+		p = skb_header_pointer(skb, off, n, buf);
+		if (!p)
+			return -EINVAL;
+		crc = crc32_le(crc, p, n);
+	}
+	*icrc = ~crc;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_skb);

@@ -5,6 +5,7 @@
 #ifndef _SROCE_ICRC_H
 #define _SROCE_ICRC_H
 
+#include <linux/skbuff.h>
 #include <linux/types.h>
 
 /**
@@ -22,5 +23,18 @@
  * Return: 0, or -EINVAL when @l3 does not hold an IP, UDP and BTH header.
  */
 int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc);
+
+/**
+ * sroce_icrc_skb() - compute the ICRC of a received RoCEv2 packet
+ * @skb: the packet: network header set, data at the BTH, the headers up to
+ *	the end of the BTH linear, the ICRC its last four bytes
+ * @icrc: the ICRC, as for sroce_icrc()
+ *
+ * As sroce_icrc(), over an skb whose payload may be in fragments.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when the headers are not there.
+ */
+int sroce_icrc_skb(const struct sk_buff *skb, u32 *icrc);
 
 #endif /* _SROCE_ICRC_H */

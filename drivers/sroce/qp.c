@@ -225,7 +225,7 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	default:
 		break;
 	}
-	qp->state = next;
+	WRITE_ONCE(qp->state, next);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
@@ -355,7 +355,10 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	return 0;
 }
 
-/* A random QPN, unique on the device; QP1 is the GSI QP's own. */
+/*
+ * A random QPN, unique on the device; QP1 is the GSI QP's own. The number
+ * is reserved (lookups find nothing) until the QP is complete.
+ */
 static int sroce_qpn_alloc(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
 	unsigned int i;
@@ -363,13 +366,13 @@ static int sroce_qpn_alloc(struct sroce_dev *sdev, struct sroce_qp *qp)
 	int err;
 
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
-		err = xa_insert(&sdev->qps, SROCE_QPN_GSI, qp, GFP_KERNEL);
+		err = xa_insert(&sdev->qps, SROCE_QPN_GSI, NULL, GFP_KERNEL);
 		qpn = SROCE_QPN_GSI;
 		goto out;
 	}
 	for (i = 0; i < SROCE_QPN_TRIES; i++) {
 		qpn = get_random_u32_inclusive(SROCE_QPN_FIRST, SROCE_QPN_LAST);
-		err = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
+		err = xa_insert(&sdev->qps, qpn, NULL, GFP_KERNEL);
 		if (err != -EBUSY)
 			goto out;
 	}
@@ -473,6 +476,8 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->user = udata;
 	qp->params.path_mtu = IB_MTU_256;
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->idle);
 	err = sroce_qpn_alloc(sdev, qp);
 	if (err)
 		goto err_mutex;
@@ -484,6 +489,8 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (qp->rq.ring)
 		init->cap.max_recv_wr = sroce_queue_slots(&qp->rq);
 	qp->cap = init->cap;
+	/* Complete: packets may find it. The slot is reserved, nothing fails. */
+	xa_store(&sdev->qps, qp->ibqp.qp_num, qp, GFP_KERNEL);
 	return 0;
 
 err_qpn:
@@ -494,12 +501,39 @@ err_mutex:
 	return err;
 }
 
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refs))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refs))
+		complete(&qp->idle);
+}
+
+/*
+ * Teardown order: out of the table, so packets no longer find the QP; a
+ * grace period, so no lookup still holds its address (the core frees the
+ * memory as soon as we return); the table's reference dropped and the
+ * packet path's waited for; then the rings.
+ */
 static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 
 	xa_erase(&sdev->qps, ibqp->qp_num);
+	synchronize_rcu();
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->idle);
 	if (qp->rq.ring)
 		sroce_queue_release(&qp->rq);
 	sroce_queue_release(&qp->sq);

@@ -5,10 +5,14 @@
 #ifndef _SROCE_QP_H
 #define _SROCE_QP_H
 
+#include <linux/completion.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
 #include "queue.h"
+
+struct sroce_dev;
 
 /* Device limits for QPs (query_device reports them, create enforces). */
 #define SROCE_MAX_QP		0x4000
@@ -85,6 +89,9 @@ struct sroce_qp_params {
  * @cap: capabilities granted at creation
  * @params: attributes set by modify_qp
  * @flush_wqe: room for one receive WQE while flushing, under @rq_lock
+ * @refs: one for the device's QP table, one per packet-path user found by
+ *	sroce_qp_get()
+ * @idle: completed when @refs drops to zero; destroy waits for it
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -98,6 +105,8 @@ struct sroce_qp {
 	struct ib_qp_cap cap;
 	struct sroce_qp_params params;
 	struct sroce_recv flush_wqe;
+	refcount_t refs;
+	struct completion idle;
 };
 
 /**
@@ -145,6 +154,25 @@ int sroce_qp_modify_check(enum ib_qp_state cur, const struct ib_qp_attr *attr,
  * Return: 0 or -EINVAL.
  */
 int sroce_qp_check_cap(const struct ib_qp_cap *cap, bool has_srq);
+
+/**
+ * sroce_qp_get() - find a QP by number for the packet path, and hold it
+ * @sdev: the device
+ * @qpn: the QP number
+ *
+ * Context: any (RCU lookup, no lock taken).
+ * Return: the QP, held until sroce_qp_put(), or NULL when there is no
+ * such QP or it is being destroyed.
+ */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+
+/**
+ * sroce_qp_put() - drop a reference taken by sroce_qp_get()
+ * @qp: the QP
+ *
+ * Context: any.
+ */
+void sroce_qp_put(struct sroce_qp *qp);
 
 /**
  * sroce_set_qp_ops() - install the QP verbs on a device

@@ -1,26 +1,138 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Ingress: every RoCEv2 datagram is checked here once before anything in
- * it is trusted. Until QPs exist, each well-formed one is counted and
- * dropped for want of a destination.
+ * Ingress: every RoCEv2 datagram is checked here, once, before anything in
+ * it is trusted. The checks run in this order; the first that fails drops
+ * the packet and counts it under its reason (`rdma statistic`):
+ *
+ *  1. a BTH and an ICRC fit                               rx_drop_short
+ *  2. transport version 0                                 rx_drop_header
+ *  3. the opcode exists on a transport sroce speaks       rx_drop_opcode
+ *  4. the opcode's headers, pad and ICRC fit              rx_drop_short
+ *     and pad only where there is payload                 rx_drop_header
+ *  5. the ICRC                                            rx_drop_icrc
+ *  6. the PKey matches the port's (0xffff)                rx_drop_pkey
+ *  7. the destination QP exists                           rx_drop_no_qp
+ *  8. the opcode belongs to the QP's transport            rx_drop_opcode
+ *  9. the QP's state receives (RTR, RTS, SQD, SQE)        rx_drop_qp_state
+ *
+ * A packet that passes is the QP's engines' to take; until the data path
+ * exists it is counted as rx_unhandled. The QP is held (sroce_qp_get())
+ * for as long as the packet is with it, so a destroy waits.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/skbuff.h>
 
+#include "icrc.h"
+#include "opcode.h"
+#include "qp.h"
 #include "sroce.h"
 #include "wire.h"
 
+/* Full membership in the default partition: the low 15 bits all set. */
+#define SROCE_PKEY_BASE_MASK	0x7fff
+
+static enum sroce_counter sroce_recv_check_headers(struct sk_buff *skb,
+						    struct sroce_opcode_info *info)
+{
+	const struct sroce_bth *bth;
+	unsigned int pad;
+
+	if (skb->len < sizeof(*bth) + SROCE_ICRC_BYTES ||
+	    !pskb_may_pull(skb, sizeof(*bth)))
+		return SROCE_CNT_RX_DROP_SHORT;
+	bth = (const struct sroce_bth *)skb->data;
+	if (sroce_bth_tver(bth) != SROCE_BTH_TVER)
+		return SROCE_CNT_RX_DROP_HEADER;
+	if (!sroce_opcode_decode(bth->opcode, info))
+		return SROCE_CNT_RX_DROP_OPCODE;
+	pad = sroce_bth_pad(bth);
+	if (skb->len < info->hdr_len + pad + SROCE_ICRC_BYTES ||
+	    !pskb_may_pull(skb, info->hdr_len))
+		return SROCE_CNT_RX_DROP_SHORT;
+	if (pad && !(info->hdrs & SROCE_HDR_PAYLOAD))
+		return SROCE_CNT_RX_DROP_HEADER;
+	return SROCE_NUM_COUNTERS;
+}
+
+static bool sroce_recv_icrc_ok(const struct sk_buff *skb)
+{
+	__le32 wire;
+	u32 icrc;
+
+	if (sroce_icrc_skb(skb, &icrc) ||
+	    skb_copy_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire)))
+		return false;
+	return le32_to_cpu(wire) == icrc;
+}
+
+static bool sroce_qp_state_receives(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
+/* Checks 7 to 9: the QP. Returns the held QP, or NULL with *why set. */
+static struct sroce_qp *sroce_recv_find_qp(struct sroce_dev *sdev,
+					   const struct sroce_bth *bth,
+					   enum sroce_counter *why)
+{
+	struct sroce_qp *qp;
+
+	qp = sroce_qp_get(sdev, sroce_bth_qpn(bth));
+	if (!qp) {
+		*why = SROCE_CNT_RX_DROP_NO_QP;
+		return NULL;
+	}
+	if (bth->opcode != SROCE_OPCODE_CNP &&
+	    !sroce_opcode_valid_for(bth->opcode, qp->ibqp.qp_type)) {
+		*why = SROCE_CNT_RX_DROP_OPCODE;
+		goto err_put;
+	}
+	if (!sroce_qp_state_receives(READ_ONCE(qp->state))) {
+		*why = SROCE_CNT_RX_DROP_QP_STATE;
+		goto err_put;
+	}
+	return qp;
+
+err_put:
+	sroce_qp_put(qp);
+	return NULL;
+}
+
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
+	struct sroce_opcode_info info;
+	const struct sroce_bth *bth;
+	enum sroce_counter why;
+	struct sroce_qp *qp;
+
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
 
-	/* A BTH and an ICRC are the least a packet carries. */
-	if (skb->len < sizeof(struct sroce_bth) + SROCE_ICRC_BYTES) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_SHORT);
+	why = sroce_recv_check_headers(skb, &info);
+	if (why != SROCE_NUM_COUNTERS)
+		goto drop;
+	if (!sroce_recv_icrc_ok(skb)) {
+		why = SROCE_CNT_RX_DROP_ICRC;
 		goto drop;
 	}
-	sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
+	/* pskb_may_pull() may have moved the data: take the BTH now. */
+	bth = (const struct sroce_bth *)skb->data;
+	if ((be16_to_cpu(bth->pkey) & SROCE_PKEY_BASE_MASK) != SROCE_PKEY_BASE_MASK) {
+		why = SROCE_CNT_RX_DROP_PKEY;
+		goto drop;
+	}
+	qp = sroce_recv_find_qp(sdev, bth, &why);
+	if (!qp)
+		goto drop;
+
+	/* The requester, responder and completer come with the data path. */
+	sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
+	sroce_qp_put(qp);
+	kfree_skb(skb);
+	return;
+
 drop:
+	sroce_count(sdev, why);
 	kfree_skb(skb);
 }

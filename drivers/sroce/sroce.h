@@ -28,14 +28,30 @@
 /**
  * enum sroce_counter - per-device counters shown by `rdma statistic`
  * @SROCE_CNT_RX_PACKETS: RoCEv2 datagrams received for this device
- * @SROCE_CNT_RX_DROP_SHORT: dropped: too short for a BTH and an ICRC
+ * @SROCE_CNT_RX_DROP_SHORT: dropped: shorter than its headers, pad and ICRC
+ * @SROCE_CNT_RX_DROP_HEADER: dropped: transport version not 0, or pad
+ *	without payload
+ * @SROCE_CNT_RX_DROP_OPCODE: dropped: opcode unknown, or not of the
+ *	destination QP's transport
+ * @SROCE_CNT_RX_DROP_ICRC: dropped: ICRC mismatch
+ * @SROCE_CNT_RX_DROP_PKEY: dropped: PKey not the port's
  * @SROCE_CNT_RX_DROP_NO_QP: dropped: no QP to deliver to
+ * @SROCE_CNT_RX_DROP_QP_STATE: dropped: the QP is not in a receiving state
+ * @SROCE_CNT_RX_UNHANDLED: passed every check; no engine takes it yet
  * @SROCE_NUM_COUNTERS: number of counters
+ *
+ * The order of the ingress checks is recv.c's.
  */
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
 	SROCE_CNT_RX_DROP_SHORT,
+	SROCE_CNT_RX_DROP_HEADER,
+	SROCE_CNT_RX_DROP_OPCODE,
+	SROCE_CNT_RX_DROP_ICRC,
+	SROCE_CNT_RX_DROP_PKEY,
 	SROCE_CNT_RX_DROP_NO_QP,
+	SROCE_CNT_RX_DROP_QP_STATE,
+	SROCE_CNT_RX_UNHANDLED,
 	SROCE_NUM_COUNTERS
 };
 

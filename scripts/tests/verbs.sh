@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest test (topology "one"): verbs objects and their refusals
-# (verbs_neg.py), with rdma-core's pyverbs.
+# (verbs_neg.py), with rdma-core's pyverbs; then the ingress checks, with
+# datagrams crafted in a peer namespace (ingress.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
 ip link add veth0 type veth peer name veth1
@@ -16,6 +17,25 @@ grep -v '^1\.\.' /tmp/verbs.tap
 tap_n=$(grep -cE '^(not )?ok ' /tmp/verbs.tap)
 tap_failed=$(grep -c '^not ok ' /tmp/verbs.tap)
 check "verbs_neg.py exited 0 (exit $rc)" [ "$rc" = 0 ]
+
+ip netns add peer
+ip link set veth1 netns peer
+ip -n peer link set veth1 up
+ip -n peer addr add 2001:db8::2/64 dev veth1 nodad
+ip addr add 2001:db8::1/64 dev veth0 nodad
+python3 "$SROCE_SRC/scripts/tests/ingress.py" sroce0 peer 2001:db8::2 2001:db8::1 \
+	>/tmp/ingress.tap 2>&1
+rc=$?
+# Renumber its lines after ours: one TAP stream.
+grep -E '^(not )?ok ' /tmp/ingress.tap | while IFS= read -r line; do
+	tap_n=$((tap_n + 1))
+	echo "$line" | sed "s/^\(not ok\|ok\) [0-9]*/\1 $tap_n/"
+done
+grep -vE '^(not )?ok |^1\.\.' /tmp/ingress.tap | sed 's/^/# /'
+tap_n=$((tap_n + $(grep -cE '^(not )?ok ' /tmp/ingress.tap)))
+tap_failed=$((tap_failed + $(grep -c '^not ok ' /tmp/ingress.tap)))
+check "ingress.py exited 0 (exit $rc)" [ "$rc" = 0 ]
+ip netns del peer
 rdma link delete sroce0
 check "no sroce device left" sh -c '! ls /sys/class/infiniband | grep -q sroce'
 tap_done
