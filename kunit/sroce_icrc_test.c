@@ -6,6 +6,7 @@
  * ICRC, whose last four bytes are the ICRC rdma_rxe sent, little endian.
  */
 #include <kunit/test.h>
+#include <linux/skbuff.h>
 #include <linux/unaligned.h>
 
 #include "icrc.h"
@@ -112,6 +113,37 @@ static void icrc_rxe_vector_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, icrc, get_unaligned_le32(v->pkt + v->len - 4));
 }
 
+/*
+ * The same packets as received: headers linear, the rest (payload and
+ * ICRC) in a page fragment, data at the BTH as the UDP hook leaves it.
+ */
+static void icrc_skb_vector_test(struct kunit *test)
+{
+	const struct icrc_vector *v = test->param_value;
+	unsigned int iplen = v->pkt[0] >> 4 == 4 ? 20 : 40;
+	unsigned int hdr = iplen + 8 + 12;
+	struct sk_buff *skb;
+	struct page *page;
+	u32 icrc = 0;
+
+	skb = alloc_skb(hdr, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	page = alloc_page(GFP_KERNEL);
+	if (!page) {
+		kfree_skb(skb);
+		KUNIT_FAIL(test, "no page");
+		return;
+	}
+	skb_put_data(skb, v->pkt, hdr);
+	skb_reset_network_header(skb);
+	memcpy(page_address(page), v->pkt + hdr, v->len - hdr);
+	skb_add_rx_frag(skb, 0, page, 0, v->len - hdr, PAGE_SIZE);
+	__skb_pull(skb, iplen + 8);
+	KUNIT_EXPECT_EQ(test, sroce_icrc_skb(skb, &icrc), 0);
+	KUNIT_EXPECT_EQ(test, icrc, get_unaligned_le32(v->pkt + v->len - 4));
+	kfree_skb(skb);
+}
+
 /* Offsets in the IPv4 vector: TOS, TTL, IP checksum, UDP checksum, FECN. */
 static const unsigned int ipv4_variant[] = { 1, 8, 10, 11, 26, 27, 32 };
 /* IPv6: traffic class and flow label, hop limit, UDP checksum, FECN. */
@@ -190,6 +222,7 @@ static void icrc_rejects_malformed_test(struct kunit *test)
 
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_rxe_vector_test, icrc_gen_params),
+	KUNIT_CASE_PARAM(icrc_skb_vector_test, icrc_gen_params),
 	KUNIT_CASE(icrc_ignores_variant_fields_test),
 	KUNIT_CASE(icrc_covers_invariant_bytes_test),
 	KUNIT_CASE(icrc_rejects_malformed_test),
