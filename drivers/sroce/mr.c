@@ -15,6 +15,7 @@
  * how dereg and rereg wait for them.
  */
 #include <kunit/visibility.h>
+#include <linux/highmem.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -103,9 +104,61 @@ void sroce_mr_put(struct sroce_mr *mr)
 		complete(&mr->idle);
 }
 
+int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
+		  sroce_mr_chunk_fn fn, void *ctx)
+{
+	u64 off;
+	u32 n, in;
+	u8 *kaddr;
+
+	switch (mr->kind) {
+	case SROCE_MR_DMA:
+		/* Kernel consumers address kernel memory (virtual DMA). */
+		if (len)
+			fn(ctx, (void *)(uintptr_t)iova, len);
+		return 0;
+	case SROCE_MR_USER:
+		off = iova - mr->ibmr.iova + ib_umem_offset(mr->umem);
+		for (; len; len -= n, off += n) {
+			in = off & ~PAGE_MASK;
+			n = min_t(u32, len, PAGE_SIZE - in);
+			/* sroce_mr_check() bounded the range; the array too. */
+			if (WARN_ON_ONCE((off >> PAGE_SHIFT) >= mr->nupages))
+				return -EINVAL;
+			kaddr = kmap_local_page(mr->upages[off >> PAGE_SHIFT]);
+			fn(ctx, kaddr + in, n);
+			kunmap_local(kaddr);
+		}
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The pages of a user MR, in order, for sroce_mr_walk(). */
+static struct page **sroce_mr_page_list(struct ib_umem *umem, size_t *n)
+{
+	size_t max = DIV_ROUND_UP(ib_umem_offset(umem) + umem->length, PAGE_SIZE);
+	struct sg_page_iter it;
+	struct page **pages;
+	size_t i = 0;
+
+	pages = kvcalloc(max, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
+		if (i == max)
+			break;
+		pages[i++] = sg_page_iter_page(&it);
+	}
+	*n = i;
+	return pages;
+}
+
 /* Take the MR out of use and wait until nobody uses it. */
 static void sroce_mr_quiesce(struct sroce_mr *mr)
 {
+	/* Release pairs with sroce_mr_check()'s acquire; no new user. */
 	smp_store_release(&mr->state, SROCE_MR_FREE);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->idle);
@@ -155,8 +208,10 @@ static void sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr,
 {
 	/* The slot is reserved: storing allocates nothing and cannot fail. */
 	xa_store(&sdev->mr_keys, sroce_key_index(mr->key), mr, GFP_KERNEL);
-	if (!fast)
-		smp_store_release(&mr->state, SROCE_MR_VALID);
+	if (fast)
+		return;
+	/* Release: the MR is complete before a lookup sees it valid. */
+	smp_store_release(&mr->state, SROCE_MR_VALID);
 }
 
 static struct sroce_mr *sroce_mr_new(struct ib_pd *pd, enum sroce_mr_kind kind,
@@ -202,6 +257,7 @@ static void sroce_mr_free(struct sroce_dev *sdev, struct sroce_mr *mr)
 	xa_erase(&sdev->mr_keys, sroce_key_index(mr->key));
 	sroce_mr_quiesce(mr);
 	ib_umem_release(mr->umem);
+	kvfree(mr->upages);
 	kfree(mr->pages);
 	kfree_rcu(mr, rcu);
 	sroce_obj_put(sdev, SROCE_OBJ_MR);
@@ -252,6 +308,11 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		return ERR_CAST(mr);
 	}
 	mr->umem = umem;
+	mr->upages = sroce_mr_page_list(umem, &mr->nupages);
+	if (!mr->upages) {
+		sroce_mr_free(to_sdev(pd->device), mr);
+		return ERR_PTR(-ENOMEM);
+	}
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	sroce_mr_publish(to_sdev(pd->device), mr, false);
@@ -265,7 +326,9 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 {
 	struct sroce_mr *mr = to_smr(ibmr);
 	struct ib_umem *umem = NULL;
+	struct page **upages = NULL;
 	int new_access = mr->access;
+	size_t nupages = 0;
 	int err;
 
 	if (mr->kind != SROCE_MR_USER || (flags & ~IB_MR_REREG_SUPPORTED))
@@ -294,12 +357,19 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		umem = sroce_umem_get(ibmr->device, start, length, new_access);
 		if (IS_ERR(umem))
 			return ERR_CAST(umem);
+		upages = sroce_mr_page_list(umem, &nupages);
+		if (!upages) {
+			ib_umem_release(umem);
+			return ERR_PTR(-ENOMEM);
+		}
 	}
 
 	/* Nothing can fail from here: change the MR while nobody uses it. */
 	sroce_mr_quiesce(mr);
 	if (umem) {
 		swap(mr->umem, umem);
+		swap(mr->upages, upages);
+		mr->nupages = nupages;
 		mr->ibmr.iova = iova;
 		mr->ibmr.length = length;
 	}
@@ -308,6 +378,7 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		mr->pd = pd;
 	sroce_mr_resume(mr);
 	ib_umem_release(umem);	/* the old pages, if replaced */
+	kvfree(upages);
 	/* The core records the new PD itself when we answer NULL (in place). */
 	return NULL;
 }

@@ -53,6 +53,8 @@ enum sroce_mr_state {
  * @pd: the MR's PD (the core sets @ibmr.pd only after the create returns)
  * @access: IB_ACCESS_* granted
  * @umem: pinned pages of a user MR
+ * @upages: @umem's pages in order, for access by offset
+ * @nupages: entries in @upages
  * @pages: page addresses of a fast-registration MR
  * @max_pages: size of @pages
  * @npages: entries of @pages in use
@@ -74,6 +76,8 @@ struct sroce_mr {
 	struct ib_pd *pd;
 	int access;
 	struct ib_umem *umem;
+	struct page **upages;
+	size_t nupages;
 	u64 *pages;
 	u32 max_pages;
 	u32 npages;
@@ -143,6 +147,28 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
  * Context: any.
  */
 void sroce_mr_put(struct sroce_mr *mr);
+
+/**
+ * typedef sroce_mr_chunk_fn - one virtually contiguous piece of an access
+ * @ctx: the caller's cursor
+ * @kaddr: kernel address of the piece
+ * @len: its bytes
+ */
+typedef void (*sroce_mr_chunk_fn)(void *ctx, void *kaddr, u32 len);
+
+/**
+ * sroce_mr_walk() - visit the memory behind a range of an MR
+ * @mr: an MR held by sroce_mr_get() for this very range
+ * @iova: first byte
+ * @len: bytes
+ * @fn: called for each piece, in order, with the piece mapped
+ * @ctx: passed to @fn
+ *
+ * Context: any; @fn must not sleep.
+ * Return: 0, or -EINVAL for an MR kind that cannot be walked.
+ */
+int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
+		  sroce_mr_chunk_fn fn, void *ctx);
 
 /**
  * sroce_mr_access_check() - validate the access flags of a registration

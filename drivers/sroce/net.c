@@ -3,15 +3,31 @@
  * RoCEv2 over UDP: one IPv4 and one IPv6 tunnel socket on port 4791 in each
  * network namespace. Datagrams are taken in the UDP encap hook (softirq),
  * matched to the device of the netdev they arrived on and handed to recv.
+ *
+ * Transmit: the engines build the transport headers and payload in an skb
+ * from sroce_net_alloc_skb(); sroce_net_xmit() routes it, adds the UDP and
+ * IP headers and the ICRC and hands it to the IP stack, whose neighbour
+ * layer resolves the next hop. A packet for an address of our own host
+ * would leave by the loopback device, where no sroce device listens; it is
+ * instead received again on the device's own netdev (netif_rx()), so that
+ * it takes the same receive path as any other.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
+#include "icrc.h"
+#include "net.h"
 #include "sroce.h"
+#include "wire.h"
 
 /**
  * struct sroce_net - sroce's state in one network namespace
@@ -124,6 +140,163 @@ static struct pernet_operations sroce_net_ops = {
 	.id = &sroce_net_id,
 	.size = sizeof(struct sroce_net),
 };
+
+struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len)
+{
+	struct net_device *ndev = sdev->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+			    sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + SROCE_ICRC_BYTES, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	return skb;
+}
+
+void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
+			const union ib_gid *sgid, u32 lqpn, u32 rqpn)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(av);
+
+	memset(path, 0, sizeof(*path));
+	path->ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw);
+	memcpy(&path->saddr, sgid->raw, sizeof(path->saddr));
+	memcpy(&path->daddr, grh->dgid.raw, sizeof(path->daddr));
+	path->tclass = grh->traffic_class;
+	path->hop_limit = grh->hop_limit ?: 64;
+	path->flow_label = grh->flow_label;
+	/* ECMP entropy: from the flow label if set, else from both QPNs. */
+	path->sport = cpu_to_be16(rdma_get_udp_sport(grh->flow_label, lqpn, rqpn));
+}
+
+static struct dst_entry *sroce_route(struct net *net, struct net_device *ndev,
+				     const struct sroce_path *path)
+{
+	struct flowi6 fl6 = {};
+	struct flowi4 fl4 = {};
+	struct dst_entry *dst;
+	struct rtable *rt;
+
+	if (!path->ipv6) {
+		fl4.flowi4_oif = ndev->ifindex;
+		fl4.flowi4_proto = IPPROTO_UDP;
+		fl4.saddr = path->saddr.s6_addr32[3];
+		fl4.daddr = path->daddr.s6_addr32[3];
+		rt = ip_route_output_key(net, &fl4);
+		return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
+	}
+	if (!IS_ENABLED(CONFIG_IPV6))
+		return ERR_PTR(-EAFNOSUPPORT);
+	fl6.flowi6_oif = ndev->ifindex;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.saddr = path->saddr;
+	fl6.daddr = path->daddr;
+	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (!IS_ERR(dst) && dst->error) {
+		dst_release(dst);
+		return ERR_PTR(-EHOSTUNREACH);
+	}
+	return dst;
+}
+
+static void sroce_push_udp(struct sk_buff *skb, __be16 sport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = sport;
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	/* The ICRC protects the datagram; RoCEv2 sends no UDP checksum. */
+	uh->check = 0;
+}
+
+static void sroce_push_ip(struct net *net, struct sk_buff *skb,
+			  const struct sroce_path *path)
+{
+	struct ipv6hdr *ip6;
+	struct iphdr *ip4;
+
+	if (path->ipv6) {
+		__skb_push(skb, sizeof(*ip6));
+		skb_reset_network_header(skb);
+		ip6 = ipv6_hdr(skb);
+		ip6_flow_hdr(ip6, path->tclass, htonl(path->flow_label & 0xfffff));
+		ip6->payload_len = htons(skb->len - sizeof(*ip6));
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = path->hop_limit;
+		ip6->saddr = path->saddr;
+		ip6->daddr = path->daddr;
+		skb->protocol = htons(ETH_P_IPV6);
+		return;
+	}
+	__skb_push(skb, sizeof(*ip4));
+	skb_reset_network_header(skb);
+	ip4 = ip_hdr(skb);
+	ip4->version = 4;
+	ip4->ihl = sizeof(*ip4) / 4;
+	ip4->tos = path->tclass;
+	ip4->tot_len = htons(skb->len);
+	ip4->frag_off = htons(IP_DF);
+	ip4->ttl = path->hop_limit;
+	ip4->protocol = IPPROTO_UDP;
+	ip4->saddr = path->saddr.s6_addr32[3];
+	ip4->daddr = path->daddr.s6_addr32[3];
+	/* The ID is covered by the ICRC: fixed before it is computed. */
+	__ip_select_ident(net, ip4, 1);
+	ip_send_check(ip4);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
+		   struct sk_buff *skb)
+{
+	struct net_device *ndev = sdev->ndev;
+	struct net *net = dev_net(ndev);
+	struct dst_entry *dst;
+	__le32 wire;
+	u32 icrc;
+	int err;
+
+	dst = sroce_route(net, ndev, path);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	skb_put(skb, SROCE_ICRC_BYTES);
+	sroce_push_udp(skb, path->sport);
+	sroce_push_ip(net, skb, path);
+	err = sroce_icrc(skb_network_header(skb), skb->len - SROCE_ICRC_BYTES, &icrc);
+	if (WARN_ON_ONCE(err)) {
+		dst_release(dst);
+		kfree_skb(skb);
+		return err;
+	}
+	wire = cpu_to_le32(icrc);
+	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, &wire, sizeof(wire));
+
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb->ip_summed = CHECKSUM_NONE;
+	if (dst->dev->flags & IFF_LOOPBACK) {
+		/* Ours: received again on our netdev, as if from the wire. */
+		dst_release(dst);
+		skb->dev = ndev;
+		skb->pkt_type = PACKET_HOST;
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		return netif_rx(skb) == NET_RX_SUCCESS ? 0 : -ENOBUFS;
+	}
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	if (path->ipv6)
+		err = ip6_local_out(net, NULL, skb);
+	else
+		err = ip_local_out(net, NULL, skb);
+	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
 
 int sroce_net_init(void)
 {

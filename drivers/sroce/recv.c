@@ -32,8 +32,8 @@
 /* Full membership in the default partition: the low 15 bits all set. */
 #define SROCE_PKEY_BASE_MASK	0x7fff
 
-static enum sroce_counter sroce_recv_check_headers(struct sk_buff *skb,
-						    struct sroce_opcode_info *info)
+static enum sroce_counter
+sroce_recv_check_headers(struct sk_buff *skb, struct sroce_opcode_info *info)
 {
 	const struct sroce_bth *bth;
 	unsigned int pad;

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Transmit: RoCEv2 packets from the engines to the IP stack.
+ */
+#ifndef _SROCE_NET_H
+#define _SROCE_NET_H
+
+#include <linux/in6.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_dev;
+
+/**
+ * struct sroce_path - where and how a QP's packets are sent
+ * @ipv6: IPv6, else IPv4 (the addresses are then IPv4-mapped)
+ * @saddr: our address (the source GID)
+ * @daddr: the peer's address (the destination GID)
+ * @tclass: IPv4 TOS or IPv6 traffic class
+ * @hop_limit: TTL or hop limit
+ * @flow_label: IPv6 flow label
+ * @sport: UDP source port
+ */
+struct sroce_path {
+	bool ipv6;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	u8 tclass;
+	u8 hop_limit;
+	u32 flow_label;
+	__be16 sport;
+};
+
+/**
+ * sroce_path_from_av() - derive a path from an address vector
+ * @path: filled
+ * @av: a RoCE address with a GRH
+ * @sgid: the source GID of @av
+ * @lqpn: the sending QP
+ * @rqpn: the destination QP
+ *
+ * The UDP source port comes from the flow label, or from both QPNs when
+ * the address has none (rdma_get_udp_sport()).
+ *
+ * Context: any.
+ */
+void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
+			const union ib_gid *sgid, u32 lqpn, u32 rqpn);
+
+/**
+ * sroce_net_alloc_skb() - an skb for one packet, headroom for IP and UDP
+ * @sdev: the sending device
+ * @len: bytes from the BTH to the end of the pad (the ICRC is added)
+ *
+ * Context: any (GFP_ATOMIC).
+ * Return: an empty skb, or NULL.
+ */
+struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
+
+/**
+ * sroce_net_xmit() - send one RoCEv2 packet
+ * @sdev: the sending device
+ * @path: where to
+ * @skb: from sroce_net_alloc_skb(), holding the BTH to the pad; consumed
+ *
+ * Routes, adds the UDP and IP headers and the ICRC, and sends. A packet
+ * for a local address is received again on @sdev's netdev.
+ *
+ * Context: any; softirqs may run.
+ * Return: 0, -EHOSTUNREACH (or another routing errno) without a route,
+ * -ENOBUFS when the stack dropped the packet.
+ */
+int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
+		   struct sk_buff *skb);
+
+#endif /* _SROCE_NET_H */
