@@ -34,6 +34,13 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
 	[SROCE_CNT_RX_DROP_QP_STATE] = { .name = "rx_drop_qp_state" },
 	[SROCE_CNT_RX_UNHANDLED] = { .name = "rx_unhandled" },
+	[SROCE_CNT_RX_DUP_REQUEST] = { .name = "rx_dup_request" },
+	[SROCE_CNT_RX_SEQ_GAP] = { .name = "rx_seq_gap" },
+	[SROCE_CNT_RX_NAK_SEQ] = { .name = "rx_nak_seq" },
+	[SROCE_CNT_RX_RNR_NAK] = { .name = "rx_rnr_nak" },
+	[SROCE_CNT_TX_RNR_NAK] = { .name = "tx_rnr_nak" },
+	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
+	[SROCE_CNT_TX_DROP] = { .name = "tx_drop" },
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

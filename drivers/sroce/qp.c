@@ -149,6 +149,9 @@ static bool sroce_qp_flush_sq(struct sroce_qp *qp)
 		wqe = sroce_queue_slot(&qp->sq);
 		wc.wr_id = READ_ONCE(wqe->wr.wr_id);
 		wc.opcode = sroce_wr_to_wc_opcode(READ_ONCE(wqe->wr.opcode));
+		/* The WQE that failed says why; the others are flushed. */
+		wc.status = qp->fail_set && qp->sq.index == qp->fail_pos ?
+			    qp->fail_status : IB_WC_WR_FLUSH_ERR;
 		sroce_queue_advance(&qp->sq);
 		/* A CQ that overflowed is in error: nothing more to tell. */
 		notify |= sroce_cq_add(qp->ibqp.send_cq, &wc, qp->ibqp.qp_num,
@@ -192,6 +195,23 @@ static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
+/* Receiving starts: the responder's sequence and the path to the peer. */
+static void sroce_qp_enter_rtr(struct sroce_qp *qp)
+{
+	const struct ib_gid_attr *sgid = qp->params.av.grh.sgid_attr;
+
+	spin_lock_bh(&qp->resp.lock);
+	qp->resp.psn = qp->params.rq_psn;
+	qp->resp.msn = 0;
+	qp->resp.prev = SROCE_OPCODE_NONE;
+	qp->resp.nak_sent = false;
+	qp->resp.wqe_active = false;
+	spin_unlock_bh(&qp->resp.lock);
+	if (sgid)
+		sroce_path_from_av(&qp->req.path, &qp->params.av, &sgid->gid,
+				   qp->ibqp.qp_num, qp->params.dest_qpn);
+}
+
 /*
  * The work of entering a state, under both posting locks so that the
  * posting verbs see the state and the rings change together. The states
@@ -203,11 +223,21 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	bool last_wqe = false, notify_s = false, notify_r = false;
 	unsigned long flags;
 
+	/* No packet reaches a QP in INIT: the responder is ours to set. */
+	if (next == IB_QPS_RTR && qp->state == IB_QPS_INIT)
+		sroce_qp_enter_rtr(qp);
+
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	spin_lock(&qp->rq_lock);
 	switch (next) {
 	case IB_QPS_RESET:
 		sroce_qp_enter_reset(qp);
+		sroce_req_reset(qp);
+		qp->fail_set = false;
+		break;
+	case IB_QPS_RTS:
+		if (qp->state == IB_QPS_RTR)
+			qp->req.psn = qp->params.sq_psn;
 		break;
 	case IB_QPS_SQD:
 		qp->params.sq_draining = mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&
@@ -236,6 +266,29 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 		sroce_cq_notify(qp->ibqp.recv_cq);
 	if (last_wqe)
 		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+	/* Posted sends wait for RTS; a drained SQ may take more. */
+	if (next == IB_QPS_RTS)
+		sroce_req_kick(qp);
+}
+
+void sroce_qp_fail_send(struct sroce_qp *qp, u32 pos, enum ib_wc_status status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_ERR && !qp->fail_set) {
+		qp->fail_pos = pos;
+		qp->fail_status = status;
+		qp->fail_set = true;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	sroce_qp_to_error(qp);
+}
+
+void sroce_qp_to_error(struct sroce_qp *qp)
+{
+	/* Only the state and the IB_QP_STATE bit are read for ERR. */
+	sroce_qp_enter(qp, IB_QPS_ERR, NULL, 0);
 }
 
 static void sroce_qp_store(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -489,10 +542,23 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (qp->rq.ring)
 		init->cap.max_recv_wr = sroce_queue_slots(&qp->rq);
 	qp->cap = init->cap;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	err = sroce_req_init(qp);
+	if (err)
+		goto err_rings;
+	err = sroce_resp_init(qp);
+	if (err)
+		goto err_req;
 	/* Complete: packets may find it. The slot is reserved, nothing fails. */
 	xa_store(&sdev->qps, qp->ibqp.qp_num, qp, GFP_KERNEL);
 	return 0;
 
+err_req:
+	sroce_req_free(qp);
+err_rings:
+	if (qp->rq.ring)
+		sroce_queue_release(&qp->rq);
+	sroce_queue_release(&qp->sq);
 err_qpn:
 	xa_erase(&sdev->qps, qp->ibqp.qp_num);
 err_mutex:
@@ -523,7 +589,7 @@ void sroce_qp_put(struct sroce_qp *qp)
  * Teardown order: out of the table, so packets no longer find the QP; a
  * grace period, so no lookup still holds its address (the core frees the
  * memory as soon as we return); the table's reference dropped and the
- * packet path's waited for; then the rings.
+ * packet path's waited for; the requester stopped; then the memory.
  */
 static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
@@ -534,6 +600,9 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->idle);
+	/* No packet can reach the QP now: stop the requester, then free. */
+	sroce_req_free(qp);
+	sroce_resp_free(qp);
 	if (qp->rq.ring)
 		sroce_queue_release(&qp->rq);
 	sroce_queue_release(&qp->sq);
@@ -576,18 +645,94 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
+/* A kernel consumer's send WR, written into the send ring as users do. */
+static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct sroce_ring *ring = qp->sq.ring;
+	struct rxe_send_wqe *wqe;
+	u32 prod, next, len = 0;
+	int i;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		if (check_add_overflow(len, wr->sg_list[i].length, &len))
+			return -EINVAL;
+	if ((wr->send_flags & IB_SEND_INLINE) && len > qp->cap.max_inline_data)
+		return -EINVAL;
+	/* A kernel ring: the producer index is ours, in kernel memory. */
+	prod = ring->producer & qp->sq.mask;
+	next = (prod + 1) & qp->sq.mask;
+	/* Acquire pairs with the completer's release: the slot is free. */
+	if (next == (smp_load_acquire(&ring->consumer) & qp->sq.mask))
+		return -ENOMEM;
+	wqe = (struct rxe_send_wqe *)(ring->data + ((size_t)prod << qp->sq.log2_elem));
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_RDMA_WRITE || wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+	}
+	if (wr->send_flags & IB_SEND_INLINE) {
+		/* Kernel consumers give kernel addresses for inline data. */
+		for (i = 0, len = 0; i < wr->num_sge; i++) {
+			memcpy(wqe->dma.inline_data + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		wqe->dma.num_sge = wr->num_sge;
+	}
+	wqe->dma.length = len;
+	wqe->dma.resid = len;
+	/* Release: the element is complete before the requester sees it. */
+	smp_store_release(&ring->producer, next);
+	return 0;
+}
+
+/* The completion of a send WR posted in ERR: flushed at once. */
+static bool sroce_post_send_flush(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct ib_wc wc = {
+		.wr_id = wr->wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = sroce_wr_to_wc_opcode(wr->opcode),
+		.qp = &qp->ibqp,
+	};
+
+	return sroce_cq_add(qp->ibqp.send_cq, &wc, qp->ibqp.qp_num, false) > 0;
+}
+
 /*
- * The send side. The requester comes with the data path; until then a
- * QP in ERR flushes what is posted (which ib_drain_sq() relies on), and
- * the other states refuse: RESET, INIT and RTR take no sends (IBTA
- * 10.8.2), RTS, SQD and SQE would need the requester.
+ * The send side. RC QPs in RTS or SQD take sends (the requester runs
+ * them; in SQD they wait); a user QP rings the doorbell with no WR. In
+ * ERR, what is posted is flushed at once (ib_drain_sq() relies on it).
+ * RESET, INIT and RTR take no sends (IBTA 10.8.2); UC, UD and GSI sends
+ * need the datagram and unreliable engines.
  */
 static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	struct ib_wc wc = {};
-	bool notify = false;
+	bool notify = false, kick = false;
 	unsigned long flags;
 	int err = 0;
 
@@ -596,32 +741,37 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	case IB_QPS_ERR:
 		/* Older WQEs first: completions keep the posting order. */
 		notify = sroce_qp_flush_sq(qp);
+		for (; wr; wr = wr->next) {
+			if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge) {
+				err = -EINVAL;
+				break;
+			}
+			notify |= sroce_post_send_flush(qp, wr);
+		}
 		break;
 	case IB_QPS_RESET:
 	case IB_QPS_INIT:
 	case IB_QPS_RTR:
 		err = -EINVAL;
-		goto out;
+		break;
 	default:
-		err = -EOPNOTSUPP;
-		goto out;
-	}
-	/* User space rings the doorbell with no WR: its ring was flushed. */
-	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge) {
-			err = -EINVAL;
-			goto out;
+		if (ibqp->qp_type != IB_QPT_RC) {
+			err = -EOPNOTSUPP;
+			break;
 		}
-		wc.wr_id = wr->wr_id;
-		wc.status = IB_WC_WR_FLUSH_ERR;
-		wc.opcode = sroce_wr_to_wc_opcode(wr->opcode);
-		wc.qp = ibqp;
-		notify |= sroce_cq_add(ibqp->send_cq, &wc, ibqp->qp_num, false) > 0;
+		kick = true;
+		for (; wr && !qp->user; wr = wr->next) {
+			err = sroce_post_send_one(qp, wr);
+			if (err)
+				break;
+		}
+		break;
 	}
-out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (notify)
 		sroce_cq_notify(ibqp->send_cq);
+	if (kick)
+		sroce_req_kick(qp);
 	if (err)
 		*bad_wr = wr;
 	return err;

@@ -10,6 +10,7 @@
 #include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
+#include "engine.h"
 #include "queue.h"
 
 struct sroce_dev;
@@ -92,6 +93,12 @@ struct sroce_qp_params {
  * @refs: one for the device's QP table, one per packet-path user found by
  *	sroce_qp_get()
  * @idle: completed when @refs drops to zero; destroy waits for it
+ * @sig_all: every send WR completes (IB_SIGNAL_ALL_WR)
+ * @fail_pos: send ring index of the WQE that failed, when @fail_set
+ * @fail_status: the status it completes with (the others flush)
+ * @fail_set: a send WQE failed; set with the state ERR, under @sq_lock
+ * @req: requester state (req.c)
+ * @resp: responder state (resp.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -107,6 +114,12 @@ struct sroce_qp {
 	struct sroce_recv flush_wqe;
 	refcount_t refs;
 	struct completion idle;
+	bool sig_all;
+	u32 fail_pos;
+	enum ib_wc_status fail_status;
+	bool fail_set;
+	struct sroce_req req;
+	struct sroce_resp resp;
 };
 
 /**
@@ -173,6 +186,26 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
  * Context: any.
  */
 void sroce_qp_put(struct sroce_qp *qp);
+
+/**
+ * sroce_qp_to_error() - move a QP to ERR from the packet path
+ * @qp: the QP
+ *
+ * Flushes what is posted, as a modify to ERR does.
+ *
+ * Context: any; none of the QP's posting locks held.
+ */
+void sroce_qp_to_error(struct sroce_qp *qp);
+
+/**
+ * sroce_qp_fail_send() - fail a send WQE and move the QP to ERR
+ * @qp: the QP
+ * @pos: send ring index of the WQE
+ * @status: its completion status; the WQEs after it flush
+ *
+ * Context: any; none of the QP's posting locks held.
+ */
+void sroce_qp_fail_send(struct sroce_qp *qp, u32 pos, enum ib_wc_status status);
 
 /**
  * sroce_set_qp_ops() - install the QP verbs on a device

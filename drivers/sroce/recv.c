@@ -15,14 +15,16 @@
  *  8. the opcode belongs to the QP's transport            rx_drop_opcode
  *  9. the QP's state receives (RTR, RTS, SQD, SQE)        rx_drop_qp_state
  *
- * A packet that passes is the QP's engines' to take; until the data path
- * exists it is counted as rx_unhandled. The QP is held (sroce_qp_get())
- * for as long as the packet is with it, so a destroy waits.
+ * A packet that passes goes to the QP's engines: requests to the responder,
+ * responses to the completer (RC); what no engine takes yet (UC, UD, GSI,
+ * CNPs) is counted as rx_unhandled. The QP is held (sroce_qp_get()) for as
+ * long as the packet is with it, so a destroy waits.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/skbuff.h>
 
+#include "engine.h"
 #include "icrc.h"
 #include "opcode.h"
 #include "qp.h"
@@ -100,6 +102,36 @@ err_put:
 	return NULL;
 }
 
+/* Requests go to the responder, responses to the completer. */
+static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
+				const struct sroce_opcode_info *info)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		/* UC, UD and GSI: with their engines. */
+		sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
+		return;
+	}
+	switch (info->cls) {
+	case SROCE_CLASS_SEND:
+	case SROCE_CLASS_WRITE:
+	case SROCE_CLASS_READ_REQ:
+	case SROCE_CLASS_ATOMIC:
+		sroce_resp_recv(qp, skb);
+		break;
+	case SROCE_CLASS_ACK:
+	case SROCE_CLASS_READ_RESP:
+	case SROCE_CLASS_ATOMIC_ACK:
+		sroce_comp_recv(qp, skb);
+		break;
+	default:
+		/* CNPs: with congestion control. */
+		sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
+		break;
+	}
+}
+
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_opcode_info info;
@@ -126,8 +158,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (!qp)
 		goto drop;
 
-	/* The requester, responder and completer come with the data path. */
-	sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
+	sroce_recv_dispatch(qp, skb, &info);
 	sroce_qp_put(qp);
 	kfree_skb(skb);
 	return;

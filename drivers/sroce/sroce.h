@@ -38,6 +38,13 @@
  * @SROCE_CNT_RX_DROP_NO_QP: dropped: no QP to deliver to
  * @SROCE_CNT_RX_DROP_QP_STATE: dropped: the QP is not in a receiving state
  * @SROCE_CNT_RX_UNHANDLED: passed every check; no engine takes it yet
+ * @SROCE_CNT_RX_DUP_REQUEST: duplicate requests (PSN behind), ACKed again
+ * @SROCE_CNT_RX_SEQ_GAP: requests past the expected PSN (a gap)
+ * @SROCE_CNT_RX_NAK_SEQ: sequence error NAKs received
+ * @SROCE_CNT_RX_RNR_NAK: RNR NAKs received
+ * @SROCE_CNT_TX_RNR_NAK: RNR NAKs sent (no receive WQE posted)
+ * @SROCE_CNT_TX_PACKETS: packets sent
+ * @SROCE_CNT_TX_DROP: packets that could not be sent (no route, no memory)
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -52,6 +59,13 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_NO_QP,
 	SROCE_CNT_RX_DROP_QP_STATE,
 	SROCE_CNT_RX_UNHANDLED,
+	SROCE_CNT_RX_DUP_REQUEST,
+	SROCE_CNT_RX_SEQ_GAP,
+	SROCE_CNT_RX_NAK_SEQ,
+	SROCE_CNT_RX_RNR_NAK,
+	SROCE_CNT_TX_RNR_NAK,
+	SROCE_CNT_TX_PACKETS,
+	SROCE_CNT_TX_DROP,
 	SROCE_NUM_COUNTERS
 };
 

@@ -302,6 +302,7 @@ static inline void sroce_xrceth_set(struct sroce_xrceth *x, u32 srqn)
 #define SROCE_AETH_RNR_NAK	0x20	/* | timer code */
 #define SROCE_AETH_NAK		0x60	/* | NAK code below */
 #define SROCE_AETH_TYPE_MASK	0xe0
+#define SROCE_AETH_NO_CREDIT	0x1f	/* ACK: credit count "invalid" */
 #define SROCE_NAK_PSN_SEQ_ERR	0
 #define SROCE_NAK_INV_REQ	1
 #define SROCE_NAK_REM_ACCESS	2

@@ -18,7 +18,7 @@ import time
 import zlib
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.addr import GID, AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.pd import PD
@@ -41,7 +41,7 @@ def tap(ok, desc):
 def counters():
     out = subprocess.run(['rdma', 'statistic', 'show', 'link', DEV + '/1'],
                          capture_output=True, text=True, check=True).stdout
-    return {k: int(v) for k, v in re.findall(r'(rx_\w+) (\d+)', out)}
+    return {k: int(v) for k, v in re.findall(r'((?:rx|tx)_\w+) (\d+)', out)}
 
 
 def peer_socket():
@@ -102,6 +102,29 @@ pd = PD(ctx)
 cq = CQ(ctx, 16)
 
 
+def gid_text(addr):
+    raw = socket.inet_pton(socket.AF_INET6, addr)
+    return ':'.join(raw[i:i + 2].hex() for i in range(0, 16, 2))
+
+
+# The QPs' answers (RNR NAKs) go to the peer, where no RDMA device listens.
+our_gid = None
+for _ in range(100):
+    for i in range(16):
+        try:
+            if str(ctx.query_gid(1, i)) == gid_text(DST):
+                our_gid = i
+        except Exception:
+            pass
+    if our_gid is not None:
+        break
+    time.sleep(0.1)
+if our_gid is None:
+    print('not ok 1 - the GID of %s appears in the table' % DST)
+    print('1..1')
+    sys.exit(1)
+
+
 def rc_qp(state):
     qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
                            cap=QPCap(max_send_wr=4, max_recv_wr=4)))
@@ -122,7 +145,7 @@ def rc_qp(state):
     qa.max_dest_rd_atomic = 1
     qa.min_rnr_timer = 1
     qa.ah_attr = AHAttr(port_num=1, is_global=1,
-                        gr=GlobalRoute(dgid=ctx.query_gid(1, 0), sgid_index=0))
+                        gr=GlobalRoute(dgid=GID(gid_text(SRC)), sgid_index=our_gid))
     qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
               e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC |
               e.IBV_QP_MIN_RNR_TIMER)
@@ -137,7 +160,8 @@ while nobody in (0, 1, 0xffffff, rtr.qp_num, init.qp_num):
 SEND_ONLY, WRITE_ONLY, ACK, RESERVED, UD_SEND_ONLY = 0x04, 0x0a, 0x11, 0x1f, 0x64
 
 cases = [
-    ('a well-formed SEND to a QP in RTR reaches it', 'rx_unhandled',
+    # Nothing is posted: the responder answers with an RNR NAK.
+    ('a well-formed SEND to a QP in RTR reaches its responder', 'tx_rnr_nak',
      packet(SEND_ONLY, rtr.qp_num, b'x' * 16)),
     ('one bit of ICRC wrong', 'rx_drop_icrc',
      packet(SEND_ONLY, rtr.qp_num, b'x' * 16, bad_icrc=True)),
@@ -158,13 +182,19 @@ for desc, counter, data in cases:
     before = counters()
     send(data)
     after = wait_packets(before['rx_packets'] + 1)
+    if counter.startswith('tx_'):
+        time.sleep(0.5)     # the answer is sent after the packet is counted
+        after = counters()
     moved = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
-    tap(moved == {'rx_packets': 1, counter: 1}, '%s: %s (counters moved: %s)'
-        % (desc, counter, moved))
+    want = {'rx_packets': 1, counter: 1}
+    if counter.startswith('tx_'):
+        want['tx_packets'] = 1
+    tap(moved == want, '%s: %s (counters moved: %s)' % (desc, counter, moved))
 
 # Packets racing destroys: each QP gets a burst and is destroyed while it
-# lands. Every packet must be counted once, as reaching a QP or as finding
-# none (or none receiving); the kernel log check catches the rest.
+# lands. Every packet must be counted once, as reaching a QP (which answers
+# each with an RNR NAK: nothing is posted) or as finding none (or none
+# receiving); the kernel log check catches the rest.
 before = counters()
 rounds, burst = 10, 200
 for _ in range(rounds):
@@ -174,10 +204,12 @@ for _ in range(rounds):
         send(data)
     qp.close()
 after = wait_packets(before['rx_packets'] + rounds * burst, 30)
-got = {k: after[k] - before.get(k, 0) for k in ('rx_packets', 'rx_unhandled',
+time.sleep(1)
+after = counters()
+got = {k: after[k] - before.get(k, 0) for k in ('rx_packets', 'tx_rnr_nak',
                                                    'rx_drop_no_qp', 'rx_drop_qp_state')}
 tap(got['rx_packets'] == rounds * burst and
-    got['rx_unhandled'] + got['rx_drop_no_qp'] + got['rx_drop_qp_state'] == rounds * burst,
+    got['tx_rnr_nak'] + got['rx_drop_no_qp'] + got['rx_drop_qp_state'] == rounds * burst,
     '%d packets racing %d QP destroys, each counted once (%s)' % (rounds * burst, rounds, got))
 
 rtr.close()
