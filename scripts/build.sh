@@ -27,7 +27,9 @@ build_one() {
 		bdir="$SROCE_CACHE/$rel"
 	fi
 	mkdir -p "$bdir" "$SROCE_TOP/out/$t"
-	rsync -a --delete --exclude out --exclude .git \
+	# By content, stamping what changed with the time of the copy: make must
+	# not trust an object newer than a source that another checkout built.
+	rsync -rlpc --delete --exclude out --exclude .git \
 		--include '*/' --include '*.[ch]' --include 'Kbuild' --include '*.sh' \
 		--include Makefile --exclude '*' "$SROCE_TOP/" "$bdir/"
 	# Modules of an earlier tree (a removed suite) must not be picked up.

@@ -75,6 +75,7 @@ for t in $targets; do
 	[ -f "$SROCE_TOP/out/$t/sroce_psn_test.ko" ] && suite "$t" one kunit 600
 	suite "$t" one device 900
 	suite "$t" one verbs 600
+	suite "$t" one traffic 900
 	suite "$t" one pyverbs 1200
 	suite "$t" pair link 900
 done

@@ -8,9 +8,9 @@
  * from sroce_net_alloc_skb(); sroce_net_xmit() routes it, adds the UDP and
  * IP headers and the ICRC and hands it to the IP stack, whose neighbour
  * layer resolves the next hop. A packet for an address of our own host
- * would leave by the loopback device, where no sroce device listens; it is
- * instead received again on the device's own netdev (netif_rx()), so that
- * it takes the same receive path as any other.
+ * would leave by the loopback device, where no sroce device listens, and
+ * the IP stack would not take it back on our netdev (a local source is a
+ * martian there); it goes straight to recv.c instead, with every check.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -282,12 +282,18 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
 	if (dst->dev->flags & IFF_LOOPBACK) {
-		/* Ours: received again on our netdev, as if from the wire. */
+		/*
+		 * Ours: the IP stack would drop it as a martian (a local source
+		 * arriving on our netdev), so it goes straight to ingress, as
+		 * the UDP hook would hand it over.
+		 */
 		dst_release(dst);
 		skb->dev = ndev;
-		skb->pkt_type = PACKET_HOST;
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		return netif_rx(skb) == NET_RX_SUCCESS ? 0 : -ENOBUFS;
+		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+		local_bh_disable();
+		sroce_recv(sdev, skb);
+		local_bh_enable();
+		return 0;
 	}
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;

@@ -64,7 +64,8 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
  * @skb: from sroce_net_alloc_skb(), holding the BTH to the pad; consumed
  *
  * Routes, adds the UDP and IP headers and the ICRC, and sends. A packet
- * for a local address is received again on @sdev's netdev.
+ * for a local address goes straight to sroce_recv(), softirqs disabled:
+ * the caller must not hold a lock the receive path takes.
  *
  * Context: any; softirqs may run.
  * Return: 0, -EHOSTUNREACH (or another routing errno) without a route,

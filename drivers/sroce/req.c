@@ -220,6 +220,16 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	skb_put_zero(skb, pad);
 	req->offset += pay;
 	req->psn = sroce_psn_add(req->psn, 1);
+	if (last) {
+		/*
+		 * Fully sent before it is on the wire: its ACK may come back
+		 * at once (on another CPU, or from within the send below for
+		 * a local peer), and the completer must find the WQE theirs.
+		 * Release: the completer reads the WQE after seeing this.
+		 */
+		req->fetched = false;
+		smp_store_release(&req->pos, (req->pos + 1) & qp->sq.mask);
+	}
 	/* Loss comes back as a timeout or a NAK (the retransmission work). */
 	if (sroce_net_xmit(sdev, &req->path, skb))
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
@@ -261,11 +271,6 @@ static void sroce_req_work(struct work_struct *work)
 		if (err) {
 			sroce_qp_fail_send(qp, req->pos, IB_WC_LOC_PROT_ERR);
 			return;
-		}
-		if (req->offset == w->length) {
-			req->fetched = false;
-			/* Release: the completer reads the WQE after seeing this. */
-			smp_store_release(&req->pos, (req->pos + 1) & qp->sq.mask);
 		}
 	}
 	sroce_req_kick(qp);
