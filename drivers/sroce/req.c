@@ -225,9 +225,9 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		 * Fully sent before it is on the wire: its ACK may come back
 		 * at once (on another CPU, or from within the send below for
 		 * a local peer), and the completer must find the WQE theirs.
-		 * Release: the completer reads the WQE after seeing this.
 		 */
 		req->fetched = false;
+		/* Release: the completer reads the WQE after seeing this. */
 		smp_store_release(&req->pos, (req->pos + 1) & qp->sq.mask);
 	}
 	/* Loss comes back as a timeout or a NAK (the retransmission work). */
