@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest test (topology "pair"): sroce on both ends of a real QEMU link.
-# Each guest prints its own TAP stream.
+# Guest test (topology "pair"): sroce on both ends of a real QEMU link:
+# the port, IP, datagrams counted on the other side, then RC traffic
+# (ibv_rc_pingpong) over IPv4 and IPv6. Each guest prints its own TAP.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
@@ -47,6 +48,33 @@ barrier sent
 check "datagrams from the peer reach this device (IPv4 and IPv6)" \
 	wait_for 10 sh -c "[ \$(rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x rx_packets | tail -n 1) -ge $((rx0 + 4)) ]"
 check "the short one is counted as such" [ "$(counter rx_drop_short)" -ge 1 ]
+
+# RC traffic across the link: a serves, b connects (rc_pingpong validates
+# every buffer it receives).
+gid_index() {
+	for f in "$sysdev"/sroce0/ports/1/gids/*; do
+		grep -qi "$1" "$f" && { basename "$f"; return 0; }
+	done
+	return 1
+}
+g4=$(gid_index "ffff:c000:020$me")
+g6=$(gid_index "2001:0db8:0000:0000:0000:0000:0000:000$me")
+# pingpong DESCRIPTION PORT ARGS...
+pingpong() {
+	local d=$1 port=$2
+	shift 2
+	barrier "pp$port"
+	if [ "$SROCE_ROLE" = a ]; then
+		check "$d, serving" timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@"
+	else
+		sleep 2
+		check "$d, to $other" timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@" "192.0.2.$peer"
+	fi
+}
+pingpong "rc_pingpong IPv4 4 KiB x 50" 18515 -g "$g4" -s 4096 -n 50
+pingpong "rc_pingpong IPv6 4 KiB x 50" 18516 -g "$g6" -s 4096 -n 50
+pingpong "rc_pingpong 64 KiB x 10 (MTU 1024)" 18517 -g "$g4" -s 65536 -n 10 -m 1024
+check "no transmit dropped" [ "$(counter tx_drop)" = 0 ]
 barrier done
 check "rdma link delete" rdma link delete sroce0
 tap_done
