@@ -274,11 +274,18 @@ int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
 static int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
+	struct nlattr *table;
 
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
 	/* Unlocked snapshots; the restrack reference keeps the CQ alive. */
 	if (rdma_nl_put_driver_u32(msg, "cqe_waiting", sroce_queue_count(&cq->queue)) ||
-	    rdma_nl_put_driver_u32(msg, "overflowed", READ_ONCE(cq->overflowed)))
+	    rdma_nl_put_driver_u32(msg, "overflowed", READ_ONCE(cq->overflowed))) {
+		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
 	return 0;
 }
 

@@ -778,23 +778,34 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 }
 
 /*
- * `rdma resource show qp -dd`: what the core does not show (it already
- * prints state and PSNs from query_qp): the rings' fill.
+ * `rdma resource show qp -dd`: what the core does not show (it prints the
+ * state and the PSNs given to modify_qp): the PSNs in use now and the
+ * rings' fill.
  */
 static int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct nlattr *table;
 
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
 	/* Unlocked snapshots; the restrack reference keeps the QP alive. */
-	if (rdma_nl_put_driver_u32(msg, "sq_posted", sroce_queue_count(&qp->sq)) ||
+	if (rdma_nl_put_driver_u32_hex(msg, "sq_next_psn", READ_ONCE(qp->req.psn)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "rq_expected_psn", READ_ONCE(qp->resp.psn)) ||
+	    rdma_nl_put_driver_u32(msg, "sq_posted", sroce_queue_count(&qp->sq)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_slots", sroce_queue_slots(&qp->sq)))
-		return -EMSGSIZE;
-	if (!qp->rq.ring)
-		return 0;
-	if (rdma_nl_put_driver_u32(msg, "rq_posted", sroce_queue_count(&qp->rq)) ||
-	    rdma_nl_put_driver_u32(msg, "rq_slots", sroce_queue_slots(&qp->rq)))
-		return -EMSGSIZE;
+		goto err;
+	if (qp->rq.ring &&
+	    (rdma_nl_put_driver_u32(msg, "rq_posted", sroce_queue_count(&qp->rq)) ||
+	     rdma_nl_put_driver_u32(msg, "rq_slots", sroce_queue_slots(&qp->rq))))
+		goto err;
+	nla_nest_end(msg, table);
 	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }
 
 static const struct ib_device_ops sroce_qp_ops = {

@@ -70,7 +70,7 @@ check "rdma resource shows QP1 with its state" \
 check "rdma resource -dd shows sroce's ring attributes for QP1" \
 	sh -c 'rdma -dd resource show qp link sroce0/1 lqpn 1 | grep -q "sq_slots [1-9]"'
 check "rdma resource -dd shows sroce's attributes for QP1's CQ" \
-	sh -c 'rdma -dd resource show cq link sroce0/1 | grep -q "cqe_waiting"'
+	sh -c 'rdma -dd resource show cq dev sroce0 | grep -q "cqe_waiting"'
 check "a second link on the same netdev is refused" \
 	sh -c '! rdma link add sroce9 type sroce netdev veth0 2>/dev/null'
 

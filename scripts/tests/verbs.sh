@@ -9,6 +9,7 @@
 ip link add veth0 type veth peer name veth1
 ip link set veth0 up
 ip link set veth1 up
+ip addr add 192.0.2.1/24 dev veth0
 rdma link add sroce0 type sroce netdev veth0
 # One TAP stream: the Python part's lines, then ours numbered after them.
 python3 "$SROCE_SRC/scripts/tests/verbs_neg.py" sroce0 >/tmp/verbs.tap 2>&1

@@ -9,6 +9,7 @@ import mmap
 import os
 import select
 import sys
+import time
 
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GlobalRoute
@@ -270,13 +271,17 @@ srq.close()
 
 # Address handles
 gid_index = None
-for i in range(16):
-    try:
-        if str(ctx.query_gid(1, i)).startswith('0000:0000:0000:0000:0000:ffff'):
-            gid_index = i
-            break
-    except PyverbsRDMAError:
-        pass
+for _ in range(50):     # the GID table follows the address in a moment
+    for i in range(16):
+        try:
+            if str(ctx.query_gid(1, i)).startswith('0000:0000:0000:0000:0000:ffff'):
+                gid_index = i
+                break
+        except PyverbsRDMAError:
+            pass
+    if gid_index is not None:
+        break
+    time.sleep(0.1)
 if gid_index is None:
     tap(False, 'an IPv4 GID in the table')
 else:
