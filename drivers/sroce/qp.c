@@ -25,6 +25,17 @@
 #define SROCE_QPN_LAST		(SROCE_PSN_MASK - 1)
 #define SROCE_QPN_TRIES		64
 
+/*
+ * Remote access a QP may grant: the IBTA 1.4 four, and the two FLUSH
+ * permissions of IBTA 1.5 (IB_ACCESS_FLUSH_GLOBAL and _PERSISTENT, bits 8
+ * and 9, spelled out: 6.1's headers lack them). sroce executes no FLUSH:
+ * the permission alone changes nothing.
+ */
+#define SROCE_QP_ACCESS_FLUSH	(BIT(8) | BIT(9))
+#define SROCE_QP_ACCESS_KNOWN	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+				 SROCE_QP_ACCESS_FLUSH)
+
 static struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
@@ -78,8 +89,7 @@ int sroce_qp_check_params(const struct ib_qp_attr *attr, int mask,
 	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
-	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-				       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)))
+	    (attr->qp_access_flags & ~SROCE_QP_ACCESS_KNOWN))
 		return -EINVAL;
 	/* RoCE needs a GRH in every address. */
 	if ((mask & IB_QP_AV) &&
