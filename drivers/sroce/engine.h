@@ -127,6 +127,15 @@ int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_free(struct sroce_qp *qp);
 
 /**
+ * sroce_req_executes() - whether the requester executes a send opcode
+ * @opcode: IB_WR_* (user and kernel opcodes agree)
+ *
+ * Context: any.
+ * Return: true for the opcodes the RC requester sends.
+ */
+bool sroce_req_executes(u32 opcode);
+
+/**
  * sroce_req_kick() - have the requester look at the send ring
  * @qp: the QP
  *

@@ -663,15 +663,8 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	u32 prod, next, len = 0;
 	int i;
 
-	switch (wr->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	default:
+	if (!sroce_req_executes(wr->opcode))
 		return -EOPNOTSUPP;
-	}
 	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)

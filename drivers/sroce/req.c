@@ -47,6 +47,19 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.psn = qp->params.sq_psn;
 }
 
+bool sroce_req_executes(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Copy the WQE at the requester's position out of the ring and check it. */
 static int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -57,15 +70,8 @@ static int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 	w->wr_id = READ_ONCE(slot->wr.wr_id);
 	w->opcode = READ_ONCE(slot->wr.opcode);
 	w->send_flags = READ_ONCE(slot->wr.send_flags);
-	switch (w->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	default:
+	if (!sroce_req_executes(w->opcode))
 		return -EOPNOTSUPP;
-	}
 	w->imm = READ_ONCE(slot->wr.ex.imm_data);
 	w->remote_addr = READ_ONCE(slot->wr.wr.rdma.remote_addr);
 	w->rkey = READ_ONCE(slot->wr.wr.rdma.rkey);
