@@ -147,7 +147,7 @@ void sroce_req_kick(struct sroce_qp *qp);
  * sroce_req_reset() - forget the send ring's contents (entering RESET)
  * @qp: the QP
  *
- * Context: the QP's posting locks held; the requester idle or in RESET.
+ * Context: process context, the QP in RESET and its work item idle.
  */
 void sroce_req_reset(struct sroce_qp *qp);
 

@@ -242,7 +242,6 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	switch (next) {
 	case IB_QPS_RESET:
 		sroce_qp_enter_reset(qp);
-		sroce_req_reset(qp);
 		qp->fail_set = false;
 		break;
 	case IB_QPS_RTS:
@@ -368,6 +367,11 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		sroce_qp_store(qp, attr, mask);
 		sroce_qp_enter(qp, mask & IB_QP_STATE ? attr->qp_state : qp->state,
 			       attr, mask);
+	}
+	if (!err && qp->state == IB_QPS_RESET) {
+		/* A running requester sees RESET and stops; then forget it all. */
+		cancel_work_sync(&qp->req.work);
+		sroce_req_reset(qp);
 	}
 	mutex_unlock(&qp->lock);
 	return err;
