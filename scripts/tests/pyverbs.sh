@@ -38,6 +38,11 @@ rdma link add sroce0 type sroce netdev veth0
 sleep 1
 
 for m in $modules; do
+	# Older rdma-core (44 on Debian 12) ships fewer modules.
+	if [ ! -f "/tmp/pyverbs/$m.py" ]; then
+		skip "this rdma-core's tests have no $m" "pyverbs $m"
+		continue
+	fi
 	: >/tmp/py-$m.results
 	timeout 600 python3 "$SROCE_SRC/scripts/guest/pyverbs_run.py" /tmp/pyverbs \
 		/tmp/py-$m.results --dev sroce0 -v "$m" >/tmp/py-$m.log 2>&1
