@@ -78,6 +78,7 @@ for t in $targets; do
 	suite "$t" one traffic 900
 	suite "$t" one pyverbs 1200
 	suite "$t" pair link 900
+	suite "$t" pair interop 900
 done
 
 # A "# SKIP" (ok) or "# TODO" (not ok: a known gap, with its reason) line

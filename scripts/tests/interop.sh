@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test (topology "pair"): sroce on guest a against upstream rdma_rxe
+# on guest b, same kernel, over the QEMU link: ibv_rc_pingpong validating
+# every buffer, with sroce serving and with rdma_rxe serving.
+. "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/rendezvous.sh"
+
+case $SROCE_ROLE in
+a) me=1 peer=2 driver=sroce ;;
+*) me=2 peer=1 driver=rxe ;;
+esac
+ip link set eth0 up
+ip addr add "192.0.2.$me/24" dev eth0
+# sroce and rdma_rxe exclude each other; each guest loads only its own.
+[ $driver = rxe ] && modprobe rdma_rxe
+check "rdma link add dev0 type $driver" rdma link add dev0 type $driver netdev eth0
+
+gid_index() {
+	for f in /sys/class/infiniband/dev0/ports/1/gids/*; do
+		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
+	done
+	return 1
+}
+check "IPv4 GID" wait_for 10 gid_index
+g=$(gid_index)
+barrier up
+check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
+
+# pingpong PORT SERVER ARGS...: SERVER (a or b) serves, the other connects.
+pingpong() {
+	local port=$1 server=$2
+	shift 2
+	barrier "pp$port"
+	if [ "$SROCE_ROLE" = "$server" ]; then
+		check "$driver serves: $*" timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@"
+	else
+		sleep 2
+		check "$driver connects: $*" timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@" "192.0.2.$peer"
+	fi
+}
+pingpong 18515 a -s 4096 -n 50
+pingpong 18516 a -s 65536 -n 10 -m 1024
+pingpong 18517 b -s 4096 -n 50
+pingpong 18518 b -s 65536 -n 10 -m 1024
+pingpong 18519 b -s 1 -n 50
+rdma statistic show link dev0/1 | tr -s ' \n' ' ' | diag
+barrier done
+check "rdma link delete" rdma link delete dev0
+tap_done
