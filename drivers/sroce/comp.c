@@ -114,6 +114,4 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	}
 	if (notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
-	/* Slots came free: a requester waiting for room may go on. */
-	sroce_req_kick(qp);
 }

@@ -260,16 +260,6 @@ void sroce_cq_notify(struct ib_cq *ibcq)
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
 }
 
-int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
-		  bool solicited)
-{
-	int ret = sroce_cq_add(ibcq, wc, qpn, solicited);
-
-	if (ret > 0)
-		sroce_cq_notify(ibcq);
-	return ret < 0 ? ret : 0;
-}
-
 /* `rdma resource show cq -dd`: completions not polled yet, overflow. */
 static int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {

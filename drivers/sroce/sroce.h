@@ -198,10 +198,11 @@ void sroce_set_cq_ops(struct ib_device *ibdev);
  * @qpn: number of the QP it belongs to (for user CQs)
  * @solicited: the completion is for a solicited event
  *
- * For callers holding locks the consumer's completion handler might need
- * (a QP's posting locks): they call sroce_cq_notify() once they dropped
- * them. A full CQ is an overflow: the CQ goes to error, its event handler
- * gets IB_EVENT_CQ_ERR, and this and every later add fail.
+ * Every caller holds locks the consumer's completion handler might need
+ * (a QP's posting or engine locks), so the handler is left to
+ * sroce_cq_notify(), called once they are dropped. A full CQ is an
+ * overflow: the CQ goes to error, its event handler gets IB_EVENT_CQ_ERR,
+ * and this and every later add fail.
  *
  * Context: any; takes the CQ's lock with interrupts saved.
  * Return: 1 when the CQ was armed for this completion (call
@@ -217,22 +218,6 @@ int sroce_cq_add(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
  * Context: any; no lock of the CQ's producers held.
  */
 void sroce_cq_notify(struct ib_cq *ibcq);
-
-/**
- * sroce_cq_post() - add a completion to a CQ and notify its consumer
- * @ibcq: the CQ
- * @wc: the completion, in the kernel's terms
- * @qpn: number of the QP it belongs to (for user CQs)
- * @solicited: the completion is for a solicited event
- *
- * sroce_cq_add(), then the CQ's completion handler when the CQ was armed
- * for it.
- *
- * Context: any; takes the CQ's lock with interrupts saved.
- * Return: 0, or -ENOSPC after an overflow.
- */
-int sroce_cq_post(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
-		  bool solicited);
 
 /* ah.c */
 
