@@ -76,6 +76,7 @@ for t in $targets; do
 	suite "$t" one device 900
 	suite "$t" one verbs 600
 	suite "$t" one traffic 900
+	suite "$t" one perftest 900
 	suite "$t" one pyverbs 1200
 	suite "$t" pair link 900
 	suite "$t" pair interop 900

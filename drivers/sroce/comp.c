@@ -1,42 +1,85 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Completer: ACKs and NAKs to send completions. An ACK of PSN p retires,
- * in ring order, every fully sent WQE whose last PSN is not after p: a
- * completion for those signaled, the slot given back to the producer. A
- * NAK for a remote error retires what came before it, fails the WQE it
- * names with the status IBTA 11.6.2 maps the NAK to, and puts the QP in
- * ERR. Sequence error and RNR NAKs are counted; recovering from them is
- * the retransmission work's.
+ * Completer: responses to send completions. Every response is taken under
+ * the QP's sq_lock, against the WQEs the requester has fully sent (from
+ * the ring's consumer index up to req.pos):
+ *
+ *   ACK of PSN p       retires, in ring order, every SEND and WRITE whose
+ *                      last PSN is not after p; stops at an RDMA READ or
+ *                      atomic, which only its own response ends
+ *   read response      retires the SENDs and WRITEs before the READ, then
+ *                      places its payload at comp.read_off of the READ's
+ *                      gather list; the last one completes the READ
+ *   atomic ACK         retires what is before, writes the original value
+ *                      into the atomic's 8 bytes and completes it
+ *   NAK (remote error) retires what came before, fails the WQE it names
+ *                      with the status IBTA 11.6.2 maps the NAK to, and
+ *                      puts the QP in ERR
+ *
+ * A response that matches nothing outstanding (wrong PSN, wrong kind, bad
+ * length) is dropped and counted; recovering from a lost one is the
+ * retransmission work's, as are sequence error and RNR NAKs, counted here.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "engine.h"
+#include "mr.h"
 #include "psn.h"
 #include "qp.h"
 #include "sroce.h"
 #include "wire.h"
+
+/* What taking a response did. */
+struct sroce_comp_out {
+	bool notify;		/* a completion asks for the CQ handler */
+	bool kick;		/* an RDMA READ or atomic ended */
+	enum ib_wc_status fail;	/* IB_WC_SUCCESS, or the head WQE's error */
+};
 
 static struct sroce_swqe *sroce_comp_swqe(struct sroce_qp *qp, u32 idx)
 {
 	return (struct sroce_swqe *)(qp->req.swqes + (size_t)idx * qp->req.stride);
 }
 
-static enum ib_wc_opcode sroce_comp_wc_opcode(u32 wr_opcode)
+static bool sroce_comp_rd_atomic(const struct sroce_swqe *w)
 {
-	switch (wr_opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	default:
-		return IB_WC_SEND;
-	}
+	return w->opcode == IB_WR_RDMA_READ ||
+	       w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Retire the sent WQEs an ACK of @psn covers. Returns: notify the CQ. */
-static bool sroce_comp_retire(struct sroce_qp *qp, u32 psn, bool before_only)
+/* Complete the WQE at the head of the ring and give its slot back. */
+static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
+			    struct sroce_comp_out *out)
 {
-	bool all = qp->sig_all, notify = false;
-	struct ib_wc wc = { .status = IB_WC_SUCCESS, .qp = &qp->ibqp };
+	struct ib_wc wc = {
+		.wr_id = w->wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = sroce_wr_to_wc_opcode(w->opcode),
+		.byte_len = w->length,
+		.qp = &qp->ibqp,
+	};
+
+	if (qp->sig_all || (w->send_flags & IB_SEND_SIGNALED))
+		out->notify |= sroce_cq_add(qp->ibqp.send_cq, &wc,
+					    qp->ibqp.qp_num, false) > 0;
+	if (sroce_comp_rd_atomic(w)) {
+		atomic_dec(&qp->req.rd_atomic);
+		out->kick = true;
+	}
+	qp->comp.read_off = 0;
+	sroce_queue_advance(&qp->sq);
+}
+
+/*
+ * Retire the SENDs and WRITEs an acknowledgment of @psn covers: up to
+ * @psn itself, or only those before it. Returns the WQE now at the head,
+ * or NULL when every sent WQE is retired.
+ */
+static struct sroce_swqe *sroce_comp_retire(struct sroce_qp *qp, u32 psn,
+					    bool before_only,
+					    struct sroce_comp_out *out)
+{
 	struct sroce_swqe *w;
 	u32 pos;
 
@@ -45,19 +88,92 @@ static bool sroce_comp_retire(struct sroce_qp *qp, u32 psn, bool before_only)
 	pos = smp_load_acquire(&qp->req.pos);
 	while (qp->sq.index != pos) {
 		w = sroce_comp_swqe(qp, qp->sq.index);
+		if (sroce_comp_rd_atomic(w))
+			return w;
 		if (before_only ? !sroce_psn_before(w->last_psn, psn) :
 				  sroce_psn_before(psn, w->last_psn))
-			break;
-		if (all || (w->send_flags & IB_SEND_SIGNALED)) {
-			wc.wr_id = w->wr_id;
-			wc.opcode = sroce_comp_wc_opcode(w->opcode);
-			wc.byte_len = w->length;
-			notify |= sroce_cq_add(qp->ibqp.send_cq, &wc,
-					       qp->ibqp.qp_num, false) > 0;
-		}
-		sroce_queue_advance(&qp->sq);
+			return w;
+		sroce_comp_done(qp, w, out);
 	}
-	return notify;
+	return NULL;
+}
+
+struct sroce_comp_value {
+	const u8 *src;
+};
+
+static void sroce_comp_value_piece(void *ctx, void *kaddr, u32 len)
+{
+	struct sroce_comp_value *v = ctx;
+
+	memcpy(kaddr, v->src, len);
+	v->src += len;
+}
+
+/* A read response: place it, and complete the READ with its last one. */
+static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
+				 const struct sroce_opcode_info *info,
+				 struct sroce_comp_out *out)
+{
+	const struct sroce_bth *bth = (const void *)skb->data;
+	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
+	u32 psn = sroce_bth_psn(bth), off = qp->comp.read_off, pay;
+	bool first = info->pos == SROCE_POS_FIRST || info->pos == SROCE_POS_ONLY;
+	bool last = info->pos == SROCE_POS_LAST || info->pos == SROCE_POS_ONLY;
+	struct sroce_skb_cursor c = { .skb = skb, .off = info->hdr_len };
+	struct sroce_swqe *w;
+	int err;
+
+	w = sroce_comp_retire(qp, psn, true, out);
+	if (!w || w->opcode != IB_WR_RDMA_READ)
+		return false;
+	/* Every response but the last carries exactly one MTU. */
+	if (psn != sroce_psn_add(w->first_psn, off / mtu) || first != !off)
+		return false;
+	pay = skb->len - info->hdr_len - sroce_bth_pad(bth) - SROCE_ICRC_BYTES;
+	if (pay > w->length - off || (last ? off + pay != w->length : pay != mtu))
+		return false;
+	err = sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
+			     w->num_sge, off, pay, IB_ACCESS_LOCAL_WRITE,
+			     sroce_skb_copy_piece, &c);
+	if (err) {
+		out->fail = IB_WC_LOC_PROT_ERR;
+		return true;
+	}
+	qp->comp.read_off = off + pay;
+	if (last)
+		sroce_comp_done(qp, w, out);
+	return true;
+}
+
+/* An atomic ACK: the original value into the WQE's 8 bytes. */
+static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb,
+				  const struct sroce_opcode_info *info,
+				  struct sroce_comp_out *out)
+{
+	const struct sroce_bth *bth = (const void *)skb->data;
+	const struct sroce_atomic_ack_eth *ack;
+	u32 psn = sroce_bth_psn(bth);
+	struct sroce_comp_value v;
+	struct sroce_swqe *w;
+	u64 orig;
+
+	w = sroce_comp_retire(qp, psn, true, out);
+	if (!w || w->first_psn != psn ||
+	    (w->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+	     w->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+		return false;
+	ack = (const void *)(skb->data + info->hdr_len - sizeof(*ack));
+	orig = be64_to_cpu(ack->orig);
+	v.src = (const u8 *)&orig;
+	if (sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
+			   w->num_sge, 0, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
+			   sroce_comp_value_piece, &v)) {
+		out->fail = IB_WC_LOC_PROT_ERR;
+		return true;
+	}
+	sroce_comp_done(qp, w, out);
+	return true;
 }
 
 static enum ib_wc_status sroce_comp_nak_status(u8 code)
@@ -72,46 +188,65 @@ static enum ib_wc_status sroce_comp_nak_status(u8 code)
 	}
 }
 
+/* An ACK or NAK packet. Returns: whether it matched the send queue. */
+static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
+			   struct sroce_comp_out *out)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+
+	switch (syndrome & SROCE_AETH_TYPE_MASK) {
+	case SROCE_AETH_ACK:
+		sroce_comp_retire(qp, psn, false, out);
+		return true;
+	case SROCE_AETH_NAK:
+		if ((syndrome & ~SROCE_AETH_TYPE_MASK) == SROCE_NAK_PSN_SEQ_ERR) {
+			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
+			return true;
+		}
+		/* What came before the NAKed request was executed. */
+		sroce_comp_retire(qp, psn, true, out);
+		out->fail = sroce_comp_nak_status(syndrome & ~SROCE_AETH_TYPE_MASK);
+		return true;
+	default:
+		sroce_count(sdev, SROCE_CNT_RX_RNR_NAK);
+		return true;
+	}
+}
+
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_bth *bth = (const void *)skb->data;
-	const struct sroce_aeth *aeth = (const void *)(bth + 1);
-	u32 psn = sroce_bth_psn(bth);
-	u8 syndrome = sroce_aeth_syndrome(aeth);
+	struct sroce_comp_out out = { .fail = IB_WC_SUCCESS };
+	struct sroce_opcode_info info;
+	const struct sroce_aeth *aeth;
 	unsigned long flags;
-	bool notify = false;
+	bool ok = false;
+	u32 head;
 
-	if (bth->opcode != SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_ACK)) {
-		/* Read and atomic responses: with RDMA READ and atomics. */
-		sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
+	if (!sroce_opcode_decode(bth->opcode, &info))
 		return;
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+		ok = true;	/* counted as received; nothing to complete */
+	} else if (info.cls == SROCE_CLASS_READ_RESP) {
+		ok = sroce_comp_read_resp(qp, skb, &info, &out);
+	} else if (info.cls == SROCE_CLASS_ATOMIC_ACK) {
+		ok = sroce_comp_atomic_ack(qp, skb, &info, &out);
+	} else {
+		aeth = (const void *)(bth + 1);
+		ok = sroce_comp_ack(qp, sroce_bth_psn(bth),
+				    sroce_aeth_syndrome(aeth), &out);
 	}
-	switch (syndrome & SROCE_AETH_TYPE_MASK) {
-	case SROCE_AETH_ACK:
-		spin_lock_irqsave(&qp->sq_lock, flags);
-		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
-			notify = sroce_comp_retire(qp, psn, false);
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		break;
-	case SROCE_AETH_NAK:
-		if ((syndrome & ~SROCE_AETH_TYPE_MASK) == SROCE_NAK_PSN_SEQ_ERR) {
-			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
-			return;
-		}
-		spin_lock_irqsave(&qp->sq_lock, flags);
-		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
-			notify = sroce_comp_retire(qp, psn, true);
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-		if (notify)
-			sroce_cq_notify(qp->ibqp.send_cq);
-		sroce_qp_fail_send(qp, qp->sq.index,
-				   sroce_comp_nak_status(syndrome & ~SROCE_AETH_TYPE_MASK));
-		return;
-	default:
-		sroce_count(sdev, SROCE_CNT_RX_RNR_NAK);
-		return;
-	}
-	if (notify)
+	head = qp->sq.index;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	if (!ok)
+		sroce_count(sdev, SROCE_CNT_RX_BAD_RESPONSE);
+	if (out.notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
+	if (out.fail != IB_WC_SUCCESS)
+		sroce_qp_fail_send(qp, head, out.fail);
+	else if (out.kick)
+		sroce_req_kick(qp);
 }

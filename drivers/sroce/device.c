@@ -38,6 +38,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_SEQ_GAP] = { .name = "rx_seq_gap" },
 	[SROCE_CNT_RX_NAK_SEQ] = { .name = "rx_nak_seq" },
 	[SROCE_CNT_RX_RNR_NAK] = { .name = "rx_rnr_nak" },
+	[SROCE_CNT_RX_BAD_RESPONSE] = { .name = "rx_bad_response" },
 	[SROCE_CNT_TX_RNR_NAK] = { .name = "tx_rnr_nak" },
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
 	[SROCE_CNT_TX_DROP] = { .name = "tx_drop" },
@@ -75,7 +76,7 @@ static const struct ib_device_attr sroce_caps = {
 	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS |
 			    IB_DEVICE_SRQ_RESIZE,
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
-	.atomic_cap = IB_ATOMIC_NONE,
+	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,
 	.max_pkeys = 1,
 

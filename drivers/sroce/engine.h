@@ -24,9 +24,11 @@ struct sroce_recv;
  * @opcode: IB_WR_* (user and kernel opcodes agree)
  * @send_flags: IB_SEND_*
  * @imm: immediate data (wire order)
- * @remote_addr: RDMA target address
- * @rkey: RDMA target key
- * @length: bytes of the message
+ * @remote_addr: RDMA or atomic target address
+ * @rkey: RDMA or atomic target key
+ * @swap_add: atomic: the value to swap in, or to add
+ * @compare: compare and swap: the value to compare with
+ * @length: bytes of the message (RDMA READ: to read; atomic: 8)
  * @num_sge: entries in @sge (0 for inline data)
  * @is_inline: the data is in @inline_data, not behind @sge
  * @first_psn: PSN of the message's first packet
@@ -41,6 +43,8 @@ struct sroce_swqe {
 	__be32 imm;
 	u64 remote_addr;
 	u32 rkey;
+	u64 swap_add;
+	u64 compare;
 	u32 length;
 	u32 num_sge;
 	bool is_inline;
@@ -52,9 +56,17 @@ struct sroce_swqe {
 	};
 };
 
+/* Bits of &sroce_req.flags. */
+enum {
+	SROCE_REQ_BUSY,		/* a pass is running (work item or doorbell) */
+	SROCE_REQ_AGAIN,	/* a pass was asked for */
+};
+
 /**
  * struct sroce_req - requester state of a QP
- * @work: runs the requester; a work item never runs concurrently with itself
+ * @work: runs the requester when the caller cannot (kicks from softirq,
+ *	kernel posts, what a budget left)
+ * @flags: SROCE_REQ_BUSY and SROCE_REQ_AGAIN: one pass at a time
  * @swqes: one &struct sroce_swqe per send ring slot
  * @stride: bytes per entry of @swqes
  * @pos: send ring index of the WQE being sent, or next to be; the WQEs
@@ -64,10 +76,13 @@ struct sroce_swqe {
  * @sge: gather entry the next byte comes from
  * @sge_off: offset in that entry
  * @psn: next PSN to send
+ * @rd_atomic: RDMA READs and atomics sent and not yet completed; the
+ *	completer lowers it and kicks the requester
  * @path: where packets go, set on entering RTR
  */
 struct sroce_req {
 	struct work_struct work;
+	unsigned long flags;
 	u8 *swqes;
 	size_t stride;
 	u32 pos;
@@ -76,7 +91,51 @@ struct sroce_req {
 	u32 sge;
 	u32 sge_off;
 	u32 psn;
+	atomic_t rd_atomic;
 	struct sroce_path path;
+};
+
+/**
+ * struct sroce_comp - completer state of a QP, under the QP's sq_lock
+ * @read_off: bytes of the RDMA READ at the head of the send ring placed
+ *	so far
+ */
+struct sroce_comp {
+	u32 read_off;
+};
+
+/**
+ * enum sroce_res_kind - what a responder resource holds
+ * @SROCE_RES_READ: an RDMA READ request, answered by read responses
+ * @SROCE_RES_ATOMIC: an executed atomic, answered by its original value
+ */
+enum sroce_res_kind {
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+/**
+ * struct sroce_res - a responder resource (IBTA 9.5: max_dest_rd_atomic)
+ * @kind: READ or atomic
+ * @pending: its responses are not all sent yet
+ * @psn: PSN of the request (the first response's)
+ * @va: READ: next address to read
+ * @rkey: READ: the key
+ * @left: READ: bytes still to send
+ * @next_psn: READ: PSN of the next response
+ * @first: READ: no response sent yet
+ * @orig: atomic: the value before the operation, kept for a replay
+ */
+struct sroce_res {
+	enum sroce_res_kind kind;
+	bool pending;
+	u32 psn;
+	u64 va;
+	u32 rkey;
+	u32 left;
+	u32 next_psn;
+	bool first;
+	u64 orig;
 };
 
 /**
@@ -94,6 +153,13 @@ struct sroce_req {
  * @va: next address of the RDMA WRITE in progress
  * @rkey: its key
  * @remaining: its bytes still to come
+ * @res: the responder resources, a ring of @nres
+ * @nres: resources in use (max_dest_rd_atomic, at least 1), set at RTR
+ * @res_head: the slot the next READ or atomic takes
+ * @res_pending: resources from @res_head backwards with responses to send
+ * @ack_psn: an ACK deferred behind pending responses, when @ack_pending
+ * @ack_pending: @ack_psn waits for the responses before it
+ * @work: sends the pending responses when softirq context cannot
  */
 struct sroce_resp {
 	spinlock_t lock;	/* see the kernel-doc above */
@@ -107,7 +173,36 @@ struct sroce_resp {
 	u64 va;
 	u32 rkey;
 	u32 remaining;
+	struct sroce_res *res;
+	u32 nres;
+	u32 res_head;
+	u32 res_pending;
+	u32 ack_psn;
+	bool ack_pending;
+	struct work_struct work;
 };
+
+/**
+ * struct sroce_skb_cursor - the next payload bytes of a received packet
+ * @skb: the packet
+ * @off: offset of the next byte in @skb
+ */
+struct sroce_skb_cursor {
+	const struct sk_buff *skb;
+	unsigned int off;
+};
+
+/**
+ * sroce_skb_copy_piece() - copy packet bytes to a piece of memory
+ * @ctx: a &struct sroce_skb_cursor, advanced by @len
+ * @kaddr: the piece
+ * @len: its bytes, all present in the packet
+ *
+ * A &sroce_mr_chunk_fn, for sroce_mr_walk() and sroce_sge_walk().
+ *
+ * Context: any.
+ */
+void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
 
 /**
  * sroce_req_init() - prepare the requester of a new QP
@@ -144,6 +239,25 @@ bool sroce_req_executes(u32 opcode);
 void sroce_req_kick(struct sroce_qp *qp);
 
 /**
+ * sroce_req_run() - run the requester in the caller's context
+ * @qp: the QP
+ *
+ * For a user's doorbell: the send costs the poster's time, not a context
+ * switch. If the requester already runs, that runner makes another pass.
+ *
+ * Context: process context, no lock held.
+ */
+void sroce_req_run(struct sroce_qp *qp);
+
+/**
+ * sroce_req_stop() - wait until the requester runs nowhere
+ * @qp: the QP, in a state where the requester does not send (RESET)
+ *
+ * Context: process context.
+ */
+void sroce_req_stop(struct sroce_qp *qp);
+
+/**
  * sroce_req_reset() - forget the send ring's contents (entering RESET)
  * @qp: the QP
  *
@@ -159,6 +273,41 @@ void sroce_req_reset(struct sroce_qp *qp);
  * Context: softirq.
  */
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb);
+
+/**
+ * sroce_resp_reset() - forget the responder resources (entering RTR or
+ * RESET)
+ * @qp: the QP; its responder lock held
+ *
+ * Context: any.
+ */
+void sroce_resp_reset(struct sroce_qp *qp);
+
+/**
+ * sroce_req_npsn() - PSNs a send WQE takes
+ * @opcode: IB_WR_*
+ * @length: its bytes
+ * @mtu: path MTU in bytes
+ *
+ * Context: any.
+ * Return: the packets of a SEND or WRITE, the read responses of a READ
+ * (at least one each), 1 for an atomic.
+ */
+u32 sroce_req_npsn(u32 opcode, u32 length, u32 mtu);
+
+/**
+ * sroce_atomic_exec() - perform an atomic on 8 aligned bytes
+ * @p: the target, 8-byte aligned
+ * @cmp_swap: compare and swap; else fetch and add
+ * @swap_add: the value to swap in, or to add
+ * @compare: the value to compare with
+ *
+ * Atomic against every CPU touching the same memory.
+ *
+ * Context: any.
+ * Return: the value before the operation.
+ */
+u64 sroce_atomic_exec(u64 *p, bool cmp_swap, u64 swap_add, u64 compare);
 
 /**
  * sroce_resp_init() - prepare the responder of a new QP

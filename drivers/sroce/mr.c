@@ -135,6 +135,34 @@ int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 	}
 }
 
+int sroce_sge_walk(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct ib_sge *sge, u32 num_sge, u32 at, u32 len,
+		   int access, sroce_mr_chunk_fn fn, void *ctx)
+{
+	struct sroce_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge && len; i++) {
+		if (at >= sge[i].length) {
+			at -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - at);
+		mr = sroce_mr_get(sdev, sge[i].lkey, pd, access,
+				  sge[i].addr + at, n);
+		if (IS_ERR(mr))
+			return -EACCES;
+		err = sroce_mr_walk(mr, sge[i].addr + at, n, fn, ctx);
+		sroce_mr_put(mr);
+		if (err)
+			return -EACCES;
+		len -= n;
+		at = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
+
 /* The pages of a user MR, in order, for sroce_mr_walk(). */
 static struct page **sroce_mr_page_list(struct ib_umem *umem, size_t *n)
 {

@@ -171,6 +171,28 @@ int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 		  sroce_mr_chunk_fn fn, void *ctx);
 
 /**
+ * sroce_sge_walk() - visit a stretch of a scatter/gather list
+ * @sdev: the device
+ * @pd: the PD the lkeys must belong to
+ * @sge: the list
+ * @num_sge: its entries
+ * @at: offset of the stretch in the list's bytes
+ * @len: bytes of the stretch
+ * @access: IB_ACCESS_* each lkey must grant (0: local read)
+ * @fn: called for each piece, in order, with the piece mapped
+ * @ctx: passed to @fn
+ *
+ * Each entry touched is checked by sroce_mr_get() for the part visited.
+ *
+ * Context: any; @fn must not sleep.
+ * Return: 0, -EACCES when an lkey does not allow its piece (nothing after
+ * it visited), or -EMSGSIZE when the list ends before @at + @len.
+ */
+int sroce_sge_walk(struct sroce_dev *sdev, struct ib_pd *pd,
+		   const struct ib_sge *sge, u32 num_sge, u32 at, u32 len,
+		   int access, sroce_mr_chunk_fn fn, void *ctx);
+
+/**
  * sroce_mr_access_check() - validate the access flags of a registration
  * @access: IB_ACCESS_* asked for
  *

@@ -118,7 +118,7 @@ static void sroce_qp_enter_reset(struct sroce_qp *qp)
 }
 
 /* The completion opcode of a send WR (kernel and user opcodes agree). */
-static enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 opcode)
+enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 opcode)
 {
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -216,6 +216,7 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 	qp->resp.prev = SROCE_OPCODE_NONE;
 	qp->resp.nak_sent = false;
 	qp->resp.wqe_active = false;
+	sroce_resp_reset(qp);
 	spin_unlock_bh(&qp->resp.lock);
 	if (sgid)
 		sroce_path_from_av(&qp->req.path, &qp->params.av, &sgid->gid,
@@ -369,8 +370,9 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			       attr, mask);
 	}
 	if (!err && qp->state == IB_QPS_RESET) {
-		/* A running requester sees RESET and stops; then forget it all. */
-		cancel_work_sync(&qp->req.work);
+		/* Running engines see RESET and stop; then forget it all. */
+		sroce_req_stop(qp);
+		cancel_work_sync(&qp->resp.work);
 		sroce_req_reset(qp);
 	}
 	mutex_unlock(&qp->lock);
@@ -688,9 +690,22 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	wqe->wr.opcode = wr->opcode;
 	wqe->wr.send_flags = wr->send_flags;
 	wqe->wr.ex.imm_data = wr->ex.imm_data;
-	if (wr->opcode == IB_WR_RDMA_WRITE || wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
 		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	default:
+		break;
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		/* Kernel consumers give kernel addresses for inline data. */
@@ -777,7 +792,10 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (notify)
 		sroce_cq_notify(ibqp->send_cq);
-	if (kick)
+	/* A user's doorbell is a system call: send from it. */
+	if (kick && qp->user)
+		sroce_req_run(qp);
+	else if (kick)
 		sroce_req_kick(qp);
 	if (err)
 		*bad_wr = wr;

@@ -98,6 +98,7 @@ struct sroce_qp_params {
  * @fail_status: the status it completes with (the others flush)
  * @fail_set: a send WQE failed; set with the state ERR, under @sq_lock
  * @req: requester state (req.c)
+ * @comp: completer state (comp.c)
  * @resp: responder state (resp.c)
  */
 struct sroce_qp {
@@ -119,6 +120,7 @@ struct sroce_qp {
 	enum ib_wc_status fail_status;
 	bool fail_set;
 	struct sroce_req req;
+	struct sroce_comp comp;
 	struct sroce_resp resp;
 };
 
@@ -206,6 +208,15 @@ void sroce_qp_to_error(struct sroce_qp *qp);
  * Context: any; none of the QP's posting locks held.
  */
 void sroce_qp_fail_send(struct sroce_qp *qp, u32 pos, enum ib_wc_status status);
+
+/**
+ * sroce_wr_to_wc_opcode() - the completion opcode of a send WR opcode
+ * @opcode: IB_WR_* (user and kernel opcodes agree)
+ *
+ * Context: any.
+ * Return: the IB_WC_* opcode.
+ */
+enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 opcode);
 
 /**
  * sroce_set_qp_ops() - install the QP verbs on a device

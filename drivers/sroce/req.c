@@ -6,11 +6,20 @@
  * packets of the path MTU, each built and sent at once. The completer
  * retires WQEs as ACKs cover their last PSN.
  *
- * Supported here: RC SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM,
- * inline or gathered through lkeys. Anything else completes in error.
+ * Supported here: RC SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM
+ * (inline or gathered through lkeys), RDMA_READ and the two atomics.
+ * Anything else completes in error.
+ *
+ * An RDMA READ or atomic is one request packet; the responder answers
+ * with read responses or an atomic ACK, which the completer places.
+ * At most max_rd_atomic of them are outstanding (0 counts as 1, as the
+ * hardware drivers read it), and a fenced WQE waits until none is: the
+ * requester stops at such a WQE and the completer kicks it when one ends.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
+#include <linux/delay.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
@@ -31,7 +40,7 @@ static struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 idx)
 
 void sroce_req_free(struct sroce_qp *qp)
 {
-	cancel_work_sync(&qp->req.work);
+	sroce_req_stop(qp);
 	kvfree(qp->req.swqes);
 }
 
@@ -45,6 +54,8 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.pos = qp->sq.index;
 	qp->req.fetched = false;
 	qp->req.psn = qp->params.sq_psn;
+	atomic_set(&qp->req.rd_atomic, 0);
+	qp->comp.read_off = 0;
 }
 
 bool sroce_req_executes(u32 opcode)
@@ -54,28 +65,62 @@ bool sroce_req_executes(u32 opcode)
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return true;
 	default:
 		return false;
 	}
 }
 
+static bool sroce_req_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+u32 sroce_req_npsn(u32 opcode, u32 length, u32 mtu)
+{
+	if (sroce_req_is_atomic(opcode) || !length)
+		return 1;
+	return DIV_ROUND_UP(length, mtu);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_req_npsn);
+
 /* Copy the WQE at the requester's position out of the ring and check it. */
 static int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	const struct rxe_send_wqe *slot = (const void *)(qp->sq.ring->data +
 		((size_t)qp->req.pos << qp->sq.log2_elem));
-	u32 i, n, len = 0, mtu, npkts;
+	u32 i, n, len = 0, mtu;
+	bool atomic, rd_atomic;
 
 	w->wr_id = READ_ONCE(slot->wr.wr_id);
 	w->opcode = READ_ONCE(slot->wr.opcode);
 	w->send_flags = READ_ONCE(slot->wr.send_flags);
 	if (!sroce_req_executes(w->opcode))
 		return -EOPNOTSUPP;
+	atomic = sroce_req_is_atomic(w->opcode);
+	rd_atomic = atomic || w->opcode == IB_WR_RDMA_READ;
 	w->imm = READ_ONCE(slot->wr.ex.imm_data);
-	w->remote_addr = READ_ONCE(slot->wr.wr.rdma.remote_addr);
-	w->rkey = READ_ONCE(slot->wr.wr.rdma.rkey);
+	if (atomic) {
+		w->remote_addr = READ_ONCE(slot->wr.wr.atomic.remote_addr);
+		w->rkey = READ_ONCE(slot->wr.wr.atomic.rkey);
+		w->swap_add = READ_ONCE(slot->wr.wr.atomic.compare_add);
+		w->compare = 0;
+		if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			w->compare = w->swap_add;
+			w->swap_add = READ_ONCE(slot->wr.wr.atomic.swap);
+		}
+	} else {
+		w->remote_addr = READ_ONCE(slot->wr.wr.rdma.remote_addr);
+		w->rkey = READ_ONCE(slot->wr.wr.rdma.rkey);
+	}
 	if (w->send_flags & IB_SEND_INLINE) {
+		/* Inline data is something to send, not a place to land. */
+		if (rd_atomic)
+			return -EINVAL;
 		len = READ_ONCE(slot->dma.length);
 		if (len > qp->cap.max_inline_data)
 			return -EINVAL;
@@ -95,11 +140,14 @@ static int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 	}
 	if (len > SROCE_MAX_MSG_SIZE)
 		return -EINVAL;
+	/* The original value comes back into exactly 8 bytes. */
+	if (atomic && len != sizeof(u64))
+		return -EINVAL;
 	w->length = len;
 	mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
-	npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 	w->first_psn = qp->req.psn;
-	w->last_psn = sroce_psn_add(qp->req.psn, npkts - 1);
+	w->last_psn = sroce_psn_add(qp->req.psn,
+				    sroce_req_npsn(w->opcode, len, mtu) - 1);
 	return 0;
 }
 
@@ -182,6 +230,91 @@ static u8 sroce_req_opcode(const struct sroce_swqe *w, bool first, bool last)
 	return SROCE_OPCODE(SROCE_TR_RC, op);
 }
 
+/* Hand a built packet to the network, counting the outcome. */
+static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+
+	/* Loss comes back as a timeout or a NAK (the retransmission work). */
+	if (sroce_net_xmit(sdev, &qp->req.path, skb))
+		sroce_count(sdev, SROCE_CNT_TX_DROP);
+	else
+		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+}
+
+/* The WQE's work is all sent: the completer may retire it from now on. */
+static void sroce_req_wqe_sent(struct sroce_qp *qp, const struct sroce_swqe *w)
+{
+	struct sroce_req *req = &qp->req;
+
+	req->psn = sroce_psn_add(w->last_psn, 1);
+	/*
+	 * Before it is on the wire: its response may come back at once (on
+	 * another CPU, or from within the send for a local peer), and the
+	 * completer must find the WQE theirs.
+	 */
+	req->fetched = false;
+	/* Release: the completer reads the WQE after seeing this. */
+	smp_store_release(&req->pos, (req->pos + 1) & qp->sq.mask);
+}
+
+/* Build and send the one request packet of an RDMA READ or atomic. */
+static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	bool read = w->opcode == IB_WR_RDMA_READ;
+	struct sroce_atomic_eth *ateth;
+	struct sroce_reth *reth;
+	struct sroce_bth *bth;
+	struct sk_buff *skb;
+	enum sroce_op op;
+
+	if (read)
+		op = SROCE_OP_READ_REQUEST;
+	else if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP)
+		op = SROCE_OP_CMP_SWAP;
+	else
+		op = SROCE_OP_FETCH_ADD;
+	skb = sroce_net_alloc_skb(sdev, sizeof(*bth) +
+				  (read ? sizeof(*reth) : sizeof(*ateth)));
+	if (!skb)
+		return -ENOMEM;
+	bth = skb_put(skb, sizeof(*bth));
+	sroce_bth_init(bth, SROCE_OPCODE(SROCE_TR_RC, op), false, 0,
+		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, w->first_psn, true);
+	if (read) {
+		reth = skb_put(skb, sizeof(*reth));
+		reth->va = cpu_to_be64(w->remote_addr);
+		reth->rkey = cpu_to_be32(w->rkey);
+		reth->dma_len = cpu_to_be32(w->length);
+	} else {
+		ateth = skb_put(skb, sizeof(*ateth));
+		ateth->va = cpu_to_be64(w->remote_addr);
+		ateth->rkey = cpu_to_be32(w->rkey);
+		ateth->swap_add = cpu_to_be64(w->swap_add);
+		ateth->compare = cpu_to_be64(w->compare);
+	}
+	atomic_inc(&qp->req.rd_atomic);
+	sroce_req_wqe_sent(qp, w);
+	sroce_req_xmit(qp, skb);
+	return 0;
+}
+
+/*
+ * Whether @w must wait before its first packet: an RDMA READ or atomic
+ * when max_rd_atomic are outstanding, a fenced WQE while any is.
+ */
+static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
+{
+	int out = atomic_read(&qp->req.rd_atomic);
+
+	if ((w->send_flags & IB_SEND_FENCE) && out)
+		return true;
+	if (w->opcode != IB_WR_RDMA_READ && !sroce_req_is_atomic(w->opcode))
+		return false;
+	return out >= max_t(int, qp->params.max_rd_atomic, 1);
+}
+
 /* Build and send the next packet of @w. */
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -225,28 +358,17 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	}
 	skb_put_zero(skb, pad);
 	req->offset += pay;
-	req->psn = sroce_psn_add(req->psn, 1);
-	if (last) {
-		/*
-		 * Fully sent before it is on the wire: its ACK may come back
-		 * at once (on another CPU, or from within the send below for
-		 * a local peer), and the completer must find the WQE theirs.
-		 */
-		req->fetched = false;
-		/* Release: the completer reads the WQE after seeing this. */
-		smp_store_release(&req->pos, (req->pos + 1) & qp->sq.mask);
-	}
-	/* Loss comes back as a timeout or a NAK (the retransmission work). */
-	if (sroce_net_xmit(sdev, &req->path, skb))
-		sroce_count(sdev, SROCE_CNT_TX_DROP);
+	if (last)
+		sroce_req_wqe_sent(qp, w);
 	else
-		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+		req->psn = sroce_psn_add(req->psn, 1);
+	sroce_req_xmit(qp, skb);
 	return 0;
 }
 
-static void sroce_req_work(struct work_struct *work)
+/* One pass over the send ring. Returns: work remains (budget, memory). */
+static bool sroce_req_pass(struct sroce_qp *qp)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, req.work);
 	struct sroce_req *req = &qp->req;
 	unsigned int budget = SROCE_REQ_BUDGET;
 	struct sroce_swqe *w;
@@ -254,32 +376,80 @@ static void sroce_req_work(struct work_struct *work)
 
 	while (budget--) {
 		if (READ_ONCE(qp->state) != IB_QPS_RTS)
-			return;
+			return false;
 		/* Acquire pairs with the producer's release: the WQE is whole. */
 		if (req->pos == (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask))
-			return;
+			return false;
 		w = sroce_swqe_at(qp, req->pos);
 		if (!req->fetched) {
 			err = sroce_req_fetch(qp, w);
 			if (err) {
 				sroce_qp_fail_send(qp, req->pos, err == -EOPNOTSUPP ?
 						   IB_WC_LOC_QP_OP_ERR : IB_WC_LOC_LEN_ERR);
-				return;
+				return false;
 			}
 			req->fetched = true;
 			req->offset = 0;
 			req->sge = 0;
 			req->sge_off = 0;
 		}
-		err = sroce_req_packet(qp, w);
+		if (!req->offset && sroce_req_must_wait(qp, w))
+			return false;	/* the completer kicks us */
+		if (w->opcode == IB_WR_RDMA_READ || sroce_req_is_atomic(w->opcode))
+			err = sroce_req_rd_atomic(qp, w);
+		else
+			err = sroce_req_packet(qp, w);
 		if (err == -ENOMEM)
-			break;	/* try again in a moment */
+			return true;	/* try again in a moment */
 		if (err) {
 			sroce_qp_fail_send(qp, req->pos, IB_WC_LOC_PROT_ERR);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Run the requester here, unless it runs elsewhere: then that runner sees
+ * SROCE_REQ_AGAIN and makes one more pass. Each side orders its own write
+ * before its read of the other's bit with a full barrier, so a request
+ * is never lost between them. What the budget leaves goes to the work
+ * item.
+ */
+void sroce_req_run(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	bool more;
+
+	set_bit(SROCE_REQ_AGAIN, &req->flags);
+	/* Our AGAIN before our look at BUSY (pairs with the one below). */
+	smp_mb__after_atomic();
+	while (test_bit(SROCE_REQ_AGAIN, &req->flags)) {
+		if (test_and_set_bit_lock(SROCE_REQ_BUSY, &req->flags))
+			return;
+		clear_bit(SROCE_REQ_AGAIN, &req->flags);
+		more = sroce_req_pass(qp);
+		clear_bit_unlock(SROCE_REQ_BUSY, &req->flags);
+		/* BUSY cleared before AGAIN is looked at (pairs with above). */
+		smp_mb__after_atomic();
+		if (more) {
+			sroce_req_kick(qp);
 			return;
 		}
 	}
-	sroce_req_kick(qp);
+}
+
+static void sroce_req_work(struct work_struct *work)
+{
+	sroce_req_run(container_of(work, struct sroce_qp, req.work));
+}
+
+void sroce_req_stop(struct sroce_qp *qp)
+{
+	cancel_work_sync(&qp->req.work);
+	/* A doorbell's run sees the state and ends within its budget. */
+	while (test_bit(SROCE_REQ_BUSY, &qp->req.flags))
+		usleep_range(50, 100);
 }
 
 int sroce_req_init(struct sroce_qp *qp)

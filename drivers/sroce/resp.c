@@ -16,9 +16,23 @@
  * the rkey, the QP's remote access and the whole range once; its packets
  * land in order; WRITE with immediate completes a receive WQE. Errors end
  * in the NAK IBTA 9.7.5 names and the QP in ERR.
+ *
+ * RDMA READ and atomics take a responder resource (struct sroce_res, a
+ * ring of max_dest_rd_atomic; more outstanding is an invalid request). An
+ * atomic executes at once and keeps its original value; a READ checks its
+ * rkey and range and keeps the request. Their responses go out in request
+ * order: straight from the softirq for an atomic or a short READ when
+ * nothing is ahead of them, else from the responder's work item, a budget
+ * of packets at a time. While responses are pending, the ACKs of later
+ * requests wait behind them (coalesced into the last one), so the
+ * requester never sees an ACK pass a READ's data.
+ *
+ * A duplicate atomic is answered from its resource without executing it
+ * again; a duplicate READ is read again, its rkey checked again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 
 #include "engine.h"
@@ -38,18 +52,66 @@ enum sroce_resp_verdict {
 	SROCE_RESP_OP_ERR,	/* NAK remote operational error, QP to ERR */
 };
 
+/* Response packets sent per run of the work item before it requeues. */
+#define SROCE_RESP_BUDGET	64
+/* ... and straight from the softirq, when nothing waits ahead. */
+#define SROCE_RESP_INLINE_BUDGET	16
+
+static void sroce_resp_work(struct work_struct *work);
+
 int sroce_resp_init(struct sroce_qp *qp)
 {
-	spin_lock_init(&qp->resp.lock);
-	qp->resp.prev = SROCE_OPCODE_NONE;
-	qp->resp.wqe = kzalloc_obj(*qp->resp.wqe, GFP_KERNEL);
-	return qp->resp.wqe ? 0 : -ENOMEM;
+	struct sroce_resp *resp = &qp->resp;
+
+	spin_lock_init(&resp->lock);
+	INIT_WORK(&resp->work, sroce_resp_work);
+	resp->prev = SROCE_OPCODE_NONE;
+	resp->nres = 1;
+	resp->wqe = kzalloc_obj(*resp->wqe, GFP_KERNEL);
+	if (!resp->wqe)
+		return -ENOMEM;
+	resp->res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*resp->res), GFP_KERNEL);
+	if (!resp->res) {
+		kfree(resp->wqe);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void sroce_resp_free(struct sroce_qp *qp)
 {
+	cancel_work_sync(&qp->resp.work);
+	kfree(qp->resp.res);
 	kfree(qp->resp.wqe);
 }
+
+void sroce_resp_reset(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	lockdep_assert_held(&resp->lock);
+	/* 0 counts as 1, as the hardware drivers read it. */
+	resp->nres = clamp_t(u32, qp->params.max_dest_rd_atomic, 1,
+			     SROCE_MAX_RD_ATOMIC);
+	memset(resp->res, 0, SROCE_MAX_RD_ATOMIC * sizeof(*resp->res));
+	resp->res_head = 0;
+	resp->res_pending = 0;
+	resp->ack_pending = false;
+}
+
+u64 sroce_atomic_exec(u64 *p, bool cmp_swap, u64 swap_add, u64 compare)
+{
+	u64 old, seen;
+
+	if (cmp_swap)
+		return cmpxchg64(p, compare, swap_add);
+	for (old = READ_ONCE(*p);; old = seen) {
+		seen = cmpxchg64(p, old, old + swap_add);
+		if (seen == old)
+			return old;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_atomic_exec);
 
 static void sroce_resp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 {
@@ -74,6 +136,316 @@ static void sroce_resp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
 }
 
+/* A positive ACK, after the responses of the requests before it. */
+static void sroce_resp_ack_in_order(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (resp->res_pending) {
+		resp->ack_psn = psn;
+		resp->ack_pending = true;
+		return;
+	}
+	sroce_resp_ack(qp, psn, SROCE_AETH_ACK | SROCE_AETH_NO_CREDIT);
+}
+
+/* The oldest resource with responses still to send. */
+static struct sroce_res *sroce_res_oldest(struct sroce_resp *resp)
+{
+	return &resp->res[(resp->res_head + resp->nres - resp->res_pending) %
+			  resp->nres];
+}
+
+/* A resource for a new READ or atomic, or NULL when all are pending. */
+static struct sroce_res *sroce_res_take(struct sroce_resp *resp)
+{
+	struct sroce_res *r;
+
+	if (resp->res_pending == resp->nres)
+		return NULL;
+	r = &resp->res[resp->res_head];
+	resp->res_head = (resp->res_head + 1) % resp->nres;
+	resp->res_pending++;
+	memset(r, 0, sizeof(*r));
+	r->pending = true;
+	return r;
+}
+
+struct sroce_read_dst {
+	u8 *dst;
+};
+
+static void sroce_read_piece(void *ctx, void *kaddr, u32 len)
+{
+	struct sroce_read_dst *d = ctx;
+
+	memcpy(d->dst, kaddr, len);
+	d->dst += len;
+}
+
+/*
+ * Send the next response of @r. Returns 1 when @r has no more, 0 when it
+ * has, -ENOMEM to try again later, -EACCES when its memory went away.
+ */
+static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
+	u32 pay = 0, pad = 0;
+	struct sroce_atomic_ack_eth *aack;
+	struct sroce_opcode_info info;
+	struct sroce_read_dst d;
+	struct sroce_aeth *aeth;
+	struct sroce_bth *bth;
+	struct sroce_mr *mr;
+	struct sk_buff *skb;
+	enum sroce_op op;
+	u8 opcode;
+
+	if (r->kind == SROCE_RES_ATOMIC) {
+		op = SROCE_OP_ATOMIC_ACK;
+	} else {
+		pay = min(r->left, mtu);
+		pad = (4 - (pay & 3)) & 3;
+		if (r->first)
+			op = pay == r->left ? SROCE_OP_READ_RESP_ONLY :
+					      SROCE_OP_READ_RESP_FIRST;
+		else
+			op = pay == r->left ? SROCE_OP_READ_RESP_LAST :
+					      SROCE_OP_READ_RESP_MIDDLE;
+	}
+	opcode = SROCE_OPCODE(SROCE_TR_RC, op);
+	if (WARN_ON_ONCE(!sroce_opcode_decode(opcode, &info)))
+		return -EINVAL;
+	skb = sroce_net_alloc_skb(sdev, info.hdr_len + pay + pad);
+	if (!skb)
+		return -ENOMEM;
+	bth = skb_put(skb, sizeof(*bth));
+	sroce_bth_init(bth, opcode, false, pad, SROCE_PKEY_DEFAULT,
+		       qp->params.dest_qpn,
+		       r->kind == SROCE_RES_ATOMIC ? r->psn : r->next_psn, false);
+	if (info.hdrs & SROCE_HDR_AETH) {
+		aeth = skb_put(skb, sizeof(*aeth));
+		sroce_aeth_set(aeth, SROCE_AETH_ACK | SROCE_AETH_NO_CREDIT,
+			       qp->resp.msn);
+	}
+	if (r->kind == SROCE_RES_ATOMIC) {
+		aack = skb_put(skb, sizeof(*aack));
+		aack->orig = cpu_to_be64(r->orig);
+	} else if (pay) {
+		/* The MR may have gone since the request: look again. */
+		mr = sroce_mr_get(sdev, r->rkey, qp->ibqp.pd,
+				  IB_ACCESS_REMOTE_READ, r->va, pay);
+		if (IS_ERR(mr)) {
+			kfree_skb(skb);
+			return -EACCES;
+		}
+		d.dst = skb_put(skb, pay);
+		sroce_mr_walk(mr, r->va, pay, sroce_read_piece, &d);
+		sroce_mr_put(mr);
+	}
+	skb_put_zero(skb, pad);
+	if (sroce_net_xmit(sdev, &qp->req.path, skb))
+		sroce_count(sdev, SROCE_CNT_TX_DROP);
+	else
+		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+	if (r->kind == SROCE_RES_ATOMIC)
+		return 1;
+	r->first = false;
+	r->va += pay;
+	r->left -= pay;
+	r->next_psn = sroce_psn_add(r->next_psn, 1);
+	return r->left ? 0 : 1;
+}
+
+/*
+ * Send pending responses, oldest first, at most @budget packets, then
+ * the ACK that waited behind them. Returns 1 when some remain, 0 when
+ * all went, -EACCES when a READ's memory went away (NAKed; the caller
+ * moves the QP to ERR once the lock is dropped).
+ */
+static int sroce_resp_push(struct sroce_qp *qp, unsigned int budget)
+{
+	struct sroce_resp *resp = &qp->resp;
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct sroce_res *r;
+	int ret;
+
+	lockdep_assert_held(&resp->lock);
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD &&
+	    state != IB_QPS_SQE) {
+		/* Nobody to answer any more. */
+		resp->res_pending = 0;
+		resp->ack_pending = false;
+		return 0;
+	}
+	while (resp->res_pending) {
+		if (!budget--)
+			return 1;
+		r = sroce_res_oldest(resp);
+		ret = sroce_resp_send_res(qp, r);
+		if (ret == -ENOMEM)
+			return 1;
+		if (ret < 0) {
+			sroce_resp_ack(qp, r->next_psn,
+				       SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);
+			resp->res_pending = 0;
+			resp->ack_pending = false;
+			return -EACCES;
+		}
+		if (ret) {
+			r->pending = false;
+			resp->res_pending--;
+		}
+	}
+	if (resp->ack_pending) {
+		resp->ack_pending = false;
+		sroce_resp_ack(qp, resp->ack_psn,
+			       SROCE_AETH_ACK | SROCE_AETH_NO_CREDIT);
+	}
+	return 0;
+}
+
+static void sroce_resp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, resp.work);
+	int ret;
+
+	spin_lock_bh(&qp->resp.lock);
+	ret = sroce_resp_push(qp, SROCE_RESP_BUDGET);
+	spin_unlock_bh(&qp->resp.lock);
+	if (ret < 0)
+		sroce_qp_to_error(qp);
+	else if (ret)
+		queue_work(system_highpri_wq, &qp->resp.work);
+}
+
+/* A READ request (new, or a duplicate to read again): check, then keep. */
+static enum sroce_resp_verdict
+sroce_resp_read(struct sroce_qp *qp, const struct sk_buff *skb,
+		const struct sroce_opcode_info *info, u32 pay, u32 *npsn)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct sroce_bth *bth = (const void *)skb->data;
+	const struct sroce_reth *reth = (const void *)(bth + 1);
+	u64 va = be64_to_cpu(reth->va);
+	u32 rkey = be32_to_cpu(reth->rkey), len = be32_to_cpu(reth->dma_len);
+	struct sroce_res *r;
+	struct sroce_mr *mr;
+
+	if (pay || len > SROCE_MAX_MSG_SIZE)
+		return SROCE_RESP_INV_REQ;
+	if (!(qp->params.access & IB_ACCESS_REMOTE_READ))
+		return SROCE_RESP_ACCESS;
+	if (len) {
+		mr = sroce_mr_get(sdev, rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_READ,
+				  va, len);
+		if (IS_ERR(mr))
+			return SROCE_RESP_ACCESS;
+		sroce_mr_put(mr);
+	}
+	r = sroce_res_take(&qp->resp);
+	if (!r)
+		return SROCE_RESP_INV_REQ;	/* over max_dest_rd_atomic */
+	r->kind = SROCE_RES_READ;
+	r->psn = sroce_bth_psn(bth);
+	r->next_psn = r->psn;
+	r->va = va;
+	r->rkey = rkey;
+	r->left = len;
+	r->first = true;
+	*npsn = sroce_req_npsn(IB_WR_RDMA_READ, len,
+			       ib_mtu_enum_to_int(qp->params.path_mtu));
+	return SROCE_RESP_DONE;
+}
+
+struct sroce_atomic_op {
+	const struct sroce_atomic_eth *ateth;
+	bool cmp_swap;
+	u64 orig;
+};
+
+static void sroce_atomic_piece(void *ctx, void *kaddr, u32 len)
+{
+	struct sroce_atomic_op *op = ctx;
+
+	/* 8 aligned bytes never straddle a page: one piece. */
+	if (WARN_ON_ONCE(len != sizeof(u64)))
+		return;
+	op->orig = sroce_atomic_exec(kaddr, op->cmp_swap,
+				     be64_to_cpu(op->ateth->swap_add),
+				     be64_to_cpu(op->ateth->compare));
+}
+
+/* An atomic request: check, execute, keep the original value. */
+static enum sroce_resp_verdict
+sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct sroce_bth *bth = (const void *)skb->data;
+	struct sroce_atomic_op op = { .ateth = (const void *)(bth + 1) };
+	u64 va = be64_to_cpu(op.ateth->va);
+	struct sroce_res *r;
+	struct sroce_mr *mr;
+
+	if (pay)
+		return SROCE_RESP_INV_REQ;
+	if (!(qp->params.access & IB_ACCESS_REMOTE_ATOMIC))
+		return SROCE_RESP_ACCESS;
+	/* IBTA 9.4.5: naturally aligned, else an invalid request. */
+	if (va & (sizeof(u64) - 1))
+		return SROCE_RESP_INV_REQ;
+	mr = sroce_mr_get(sdev, be32_to_cpu(op.ateth->rkey), qp->ibqp.pd,
+			  IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
+	if (IS_ERR(mr))
+		return SROCE_RESP_ACCESS;
+	r = sroce_res_take(&qp->resp);
+	if (!r) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_INV_REQ;	/* over max_dest_rd_atomic */
+	}
+	op.cmp_swap = SROCE_OPCODE_OP(bth->opcode) == SROCE_OP_CMP_SWAP;
+	sroce_mr_walk(mr, va, sizeof(u64), sroce_atomic_piece, &op);
+	sroce_mr_put(mr);
+	r->kind = SROCE_RES_ATOMIC;
+	r->psn = sroce_bth_psn(bth);
+	r->orig = op.orig;
+	return SROCE_RESP_DONE;
+}
+
+/*
+ * A duplicate READ or atomic. An atomic is answered from the resource it
+ * left (never executed twice); a READ is read again, as IBTA 9.7.5.1.2
+ * has it. Returns: the responder must push responses.
+ */
+static bool sroce_resp_dup_rd_atomic(struct sroce_qp *qp,
+				     const struct sk_buff *skb,
+				     const struct sroce_opcode_info *info,
+				     u32 pay)
+{
+	const struct sroce_bth *bth = (const void *)skb->data;
+	struct sroce_resp *resp = &qp->resp;
+	u32 psn = sroce_bth_psn(bth), i, npsn;
+	struct sroce_res *r;
+
+	if (info->cls == SROCE_CLASS_READ_REQ)
+		return sroce_resp_read(qp, skb, info, pay, &npsn) ==
+		       SROCE_RESP_DONE;
+	for (i = 0; i < resp->nres; i++) {
+		r = &resp->res[i];
+		if (r->kind != SROCE_RES_ATOMIC || r->pending || r->psn != psn)
+			continue;
+		/* Behind other pending responses it would pass them. */
+		if (resp->res_pending)
+			return false;
+		r->pending = true;
+		resp->res_head = (r - resp->res + 1) % resp->nres;
+		resp->res_pending = 1;
+		return true;
+	}
+	return false;
+}
+
 /* Take the receive WQE a message consumes, from the RQ or the SRQ. */
 static int sroce_resp_take_wqe(struct sroce_qp *qp)
 {
@@ -88,47 +460,25 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 	return err;
 }
 
-struct sroce_scatter {
-	const struct sk_buff *skb;
-	unsigned int off;
-};
-
-static void sroce_scatter_piece(void *ctx, void *kaddr, u32 len)
+void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len)
 {
-	struct sroce_scatter *s = ctx;
+	struct sroce_skb_cursor *c = ctx;
 
 	/* recv.c checked the lengths: the bytes are in the skb. */
-	WARN_ON_ONCE(skb_copy_bits(s->skb, s->off, kaddr, len));
-	s->off += len;
+	WARN_ON_ONCE(skb_copy_bits(c->skb, c->off, kaddr, len));
+	c->off += len;
 }
 
 /* Place @len payload bytes at @off of @skb into the WQE at @at. */
 static int sroce_resp_scatter(struct sroce_qp *qp, const struct sk_buff *skb,
 			      unsigned int off, u32 at, u32 len)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_recv *wqe = qp->resp.wqe;
-	struct sroce_scatter s = { .skb = skb, .off = off };
-	struct sroce_mr *mr;
-	u32 i, in, n;
+	struct sroce_skb_cursor s = { .skb = skb, .off = off };
 
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		if (at >= wqe->sge[i].length) {
-			at -= wqe->sge[i].length;
-			continue;
-		}
-		in = at;
-		n = min(len, wqe->sge[i].length - in);
-		mr = sroce_mr_get(sdev, wqe->sge[i].lkey, qp->ibqp.pd,
-				  IB_ACCESS_LOCAL_WRITE, wqe->sge[i].addr + in, n);
-		if (IS_ERR(mr))
-			return -EACCES;
-		sroce_mr_walk(mr, wqe->sge[i].addr + in, n, sroce_scatter_piece, &s);
-		sroce_mr_put(mr);
-		len -= n;
-		at = 0;
-	}
-	return len ? -EMSGSIZE : 0;
+	return sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, wqe->sge,
+			      wqe->num_sge, at, len, IB_ACCESS_LOCAL_WRITE,
+			      sroce_skb_copy_piece, &s);
 }
 
 /* Complete the message's receive WQE. Returns: notify the CQ. */
@@ -209,7 +559,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 	const struct sroce_bth *bth = (const void *)skb->data;
 	struct sroce_resp *resp = &qp->resp;
 	const struct sroce_reth *reth;
-	struct sroce_scatter s = { .skb = skb, .off = info->hdr_len };
+	struct sroce_skb_cursor s = { .skb = skb, .off = info->hdr_len };
 	bool last = info->pos == SROCE_POS_LAST || info->pos == SROCE_POS_ONLY;
 	struct sroce_mr *mr;
 	int err;
@@ -239,7 +589,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 				  IB_ACCESS_REMOTE_WRITE, resp->va, pay);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
-		sroce_mr_walk(mr, resp->va, pay, sroce_scatter_piece, &s);
+		sroce_mr_walk(mr, resp->va, pay, sroce_skb_copy_piece, &s);
 		sroce_mr_put(mr);
 	}
 	resp->va += pay;
@@ -282,7 +632,9 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	u32 psn = sroce_bth_psn(bth), pay;
 	enum sroce_resp_verdict v;
 	struct sroce_opcode_info info;
-	bool notify = false, last;
+	bool notify = false, last, push = false;
+	u32 npsn = 1;
+	int ret;
 	s32 d;
 
 	if (!sroce_opcode_decode(bth->opcode, &info))
@@ -295,8 +647,11 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	if (d < 0) {
 		/* Executed before: say so again (its ACK may have been lost). */
 		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
-		sroce_resp_ack(qp, sroce_psn_add(resp->psn, SROCE_PSN_MASK),
-			       SROCE_AETH_ACK | SROCE_AETH_NO_CREDIT);
+		if (info.cls == SROCE_CLASS_READ_REQ || info.cls == SROCE_CLASS_ATOMIC)
+			push = sroce_resp_dup_rd_atomic(qp, skb, &info, pay);
+		else
+			sroce_resp_ack_in_order(qp, sroce_psn_add(resp->psn,
+								  SROCE_PSN_MASK));
 		goto out;
 	}
 	if (d > 0) {
@@ -321,8 +676,13 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		case SROCE_CLASS_WRITE:
 			v = sroce_resp_write(qp, skb, &info, pay, &notify);
 			break;
+		case SROCE_CLASS_READ_REQ:
+			v = sroce_resp_read(qp, skb, &info, pay, &npsn);
+			break;
+		case SROCE_CLASS_ATOMIC:
+			v = sroce_resp_atomic(qp, skb, pay);
+			break;
 		default:
-			/* RDMA READ and atomics: not executed yet. */
 			v = SROCE_RESP_INV_REQ;
 			break;
 		}
@@ -330,12 +690,15 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 
 	switch (v) {
 	case SROCE_RESP_DONE:
-		resp->psn = sroce_psn_add(resp->psn, 1);
+		resp->psn = sroce_psn_add(resp->psn, npsn);
 		resp->prev = last ? SROCE_OPCODE_NONE : bth->opcode;
 		if (last)
 			resp->msn = sroce_psn_add(resp->msn, 1);
-		if (sroce_bth_ackreq(bth))
-			sroce_resp_ack(qp, psn, SROCE_AETH_ACK | SROCE_AETH_NO_CREDIT);
+		/* A READ or atomic is acknowledged by its responses. */
+		if (info.cls == SROCE_CLASS_READ_REQ || info.cls == SROCE_CLASS_ATOMIC)
+			push = true;
+		else if (sroce_bth_ackreq(bth))
+			sroce_resp_ack_in_order(qp, psn);
 		break;
 	case SROCE_RESP_RNR:
 		sroce_count(sdev, SROCE_CNT_TX_RNR_NAK);
@@ -350,7 +713,17 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 out:
+	ret = 0;
+	if (push) {
+		/* A work item already owns a backlog; else try it from here. */
+		ret = resp->res_pending > 1 ? 1 :
+		      sroce_resp_push(qp, SROCE_RESP_INLINE_BUDGET);
+		if (ret > 0)
+			queue_work(system_highpri_wq, &resp->work);
+	}
 	spin_unlock(&resp->lock);
 	if (notify)
 		sroce_cq_notify(qp->ibqp.recv_cq);
+	if (ret < 0)
+		sroce_qp_to_error(qp);
 }

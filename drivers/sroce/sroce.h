@@ -42,6 +42,8 @@
  * @SROCE_CNT_RX_SEQ_GAP: requests past the expected PSN (a gap)
  * @SROCE_CNT_RX_NAK_SEQ: sequence error NAKs received
  * @SROCE_CNT_RX_RNR_NAK: RNR NAKs received
+ * @SROCE_CNT_RX_BAD_RESPONSE: responses matching no outstanding request
+ *	(PSN, kind or length), dropped
  * @SROCE_CNT_TX_RNR_NAK: RNR NAKs sent (no receive WQE posted)
  * @SROCE_CNT_TX_PACKETS: packets sent
  * @SROCE_CNT_TX_DROP: packets that could not be sent (no route, no memory)
@@ -63,6 +65,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_SEQ_GAP,
 	SROCE_CNT_RX_NAK_SEQ,
 	SROCE_CNT_RX_RNR_NAK,
+	SROCE_CNT_RX_BAD_RESPONSE,
 	SROCE_CNT_TX_RNR_NAK,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_DROP,

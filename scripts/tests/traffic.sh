@@ -3,30 +3,10 @@
 #
 # Guest test (topology "one"): RC traffic through sroce in loopback, both
 # ends on one device: ibv_rc_pingpong (SEND/RECV) validating every buffer,
-# over the IPv4 and the IPv6 GID, several sizes, polling and events.
+# over the IPv4 and the IPv6 GID, several sizes, polling and events; then
+# the verifying program (rc_verify.py: WRITE, READ, SEND, atomics).
 . "$SROCE_SRC/scripts/guest/tap.sh"
-
-ip link add veth0 type veth peer name veth1
-ip link set veth0 up
-ip link set veth1 up
-ip addr add 192.0.2.1/24 dev veth0
-ip addr add 2001:db8::1/64 dev veth0 nodad
-rdma link add sroce0 type sroce netdev veth0
-
-# gid_index ADDRESS-PREFIX: the index of the first GID that starts with it.
-gid_index() {
-	for f in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-		if grep -q "^$1" "$f" 2>/dev/null; then
-			basename "$f"
-			return 0
-		fi
-	done
-	return 1
-}
-wait_for 10 gid_index 0000:0000:0000:0000:0000:ffff:c000:0201 >/dev/null
-wait_for 10 gid_index 2001:0db8 >/dev/null
-g4=$(gid_index 0000:0000:0000:0000:0000:ffff:c000:0201)
-g6=$(gid_index 2001:0db8)
+. "$SROCE_SRC/scripts/guest/loopback.sh"
 
 # pingpong DESCRIPTION ARGS...: server and client on sroce0, 30 s at most.
 pingpong() {
@@ -51,8 +31,22 @@ pingpong "rc_pingpong 1 byte x 200" -g "$g4" -s 1 -n 200
 pingpong "rc_pingpong 64 KiB x 20 (multi-packet, MTU 1024)" -g "$g4" -s 65536 -n 20 -m 1024
 pingpong "rc_pingpong 1 MiB x 4" -g "$g4" -s 1048576 -n 4
 pingpong "rc_pingpong with completion events (-e)" -g "$g4" -s 4096 -n 100 -e
-check "sroce counted no dropped transmit" sh -c \
-	"[ \"\$(rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x tx_drop | tail -n 1)\" = 0 ]"
+# verify DESCRIPTION GID ARGS...: the verifying program, both ends here.
+verify() {
+	local d=$1 g=$2 port=$((19875 + tap_n)) rc=0
+	shift 2
+	timeout 600 python3 "$SROCE_SRC/scripts/tests/rc_verify.py" server sroce0 "$g" \
+		--port "$port" "$@" >/tmp/v-server.tap 2>&1 &
+	timeout 600 python3 "$SROCE_SRC/scripts/tests/rc_verify.py" client sroce0 "$g" \
+		localhost --port "$port" "$@" >/tmp/v-client.tap 2>&1 || rc=1
+	wait $! || rc=1
+	tap_relay /tmp/v-client.tap
+	tap_relay /tmp/v-server.tap
+	if [ $rc = 0 ]; then ok "$d: both ends exited 0"; else not_ok "$d: an end failed"; fi
+}
+
+verify "rc_verify IPv6, 2 QPs, MTU 1024" "$g6"
+check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 rdma statistic show link sroce0/1 | diag
 rdma link delete sroce0
 tap_done

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: pure pieces of the RC engines. How many PSNs a send WQE takes
+ * (the requester's and the responder's count must agree, or the next
+ * request looks like a gap), and the atomic operations' arithmetic,
+ * including wrap-around and a compare that fails.
+ */
+#include <kunit/test.h>
+
+#include "engine.h"
+
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+
+static void npsn_test(struct kunit *test)
+{
+	static const struct {
+		u32 opcode, length, mtu, npsn;
+	} cases[] = {
+		{ IB_WR_SEND, 0, 1024, 1 },
+		{ IB_WR_SEND, 1, 1024, 1 },
+		{ IB_WR_SEND, 1024, 1024, 1 },
+		{ IB_WR_SEND, 1025, 1024, 2 },
+		{ IB_WR_RDMA_WRITE, 65536, 4096, 16 },
+		{ IB_WR_RDMA_WRITE, 65537, 4096, 17 },
+		{ IB_WR_RDMA_READ, 0, 256, 1 },
+		{ IB_WR_RDMA_READ, 257, 256, 2 },
+		{ IB_WR_RDMA_READ, 1U << 31, 256, 1U << 23 },
+		{ IB_WR_ATOMIC_FETCH_AND_ADD, 8, 256, 1 },
+		{ IB_WR_ATOMIC_CMP_AND_SWP, 8, 4096, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, sroce_req_npsn(cases[i].opcode,
+							 cases[i].length,
+							 cases[i].mtu),
+				    cases[i].npsn, "case %u", i);
+}
+
+static void atomic_fetch_add_test(struct kunit *test)
+{
+	u64 *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	*v = 40;
+	KUNIT_EXPECT_EQ(test, sroce_atomic_exec(v, false, 2, 0), 40ULL);
+	KUNIT_EXPECT_EQ(test, *v, 42ULL);
+	/* The compare operand means nothing to fetch and add. */
+	KUNIT_EXPECT_EQ(test, sroce_atomic_exec(v, false, 0, 42), 42ULL);
+	KUNIT_EXPECT_EQ(test, *v, 42ULL);
+	*v = U64_MAX;
+	KUNIT_EXPECT_EQ(test, sroce_atomic_exec(v, false, 3, 0), U64_MAX);
+	KUNIT_EXPECT_EQ(test, *v, 2ULL);
+}
+
+static void atomic_cmp_swap_test(struct kunit *test)
+{
+	u64 *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	*v = 0x1122334455667788ULL;
+	/* A compare that fails returns the value and writes nothing. */
+	KUNIT_EXPECT_EQ(test, sroce_atomic_exec(v, true, 5, 6),
+			0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, *v, 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, sroce_atomic_exec(v, true, 5,
+						0x1122334455667788ULL),
+			0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, *v, 5ULL);
+}
+
+static struct kunit_case sroce_engine_cases[] = {
+	KUNIT_CASE(npsn_test),
+	KUNIT_CASE(atomic_fetch_add_test),
+	KUNIT_CASE(atomic_cmp_swap_test),
+	{}
+};
+
+static struct kunit_suite sroce_engine_suite = {
+	.name = "sroce_engine",
+	.test_cases = sroce_engine_cases,
+};
+kunit_test_suite(sroce_engine_suite);
+
+MODULE_DESCRIPTION("KUnit tests for sroce's RC engines");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The verifying RC traffic program: patterned data through RDMA WRITE,
+RDMA READ, SEND (with immediate) and atomics over several QPs, every byte
+checked on the side it lands on, and the atomics' final values and returned
+originals checked against the arithmetic. Prints TAP (the client the data
+checks, the server what it saw); exits non-zero on any failure.
+
+Usage:
+  rc_verify.py server DEV GID_INDEX [--port P] [--qps N]
+  rc_verify.py client DEV GID_INDEX HOST [--port P] [--qps N]
+                      [--sizes 0,1,4096,...] [--iters N] [--faa N]
+
+The two ends agree on QPs and memory over a TCP connection (HOST:P), which
+also carries the client's requests to check the server's memory. Works in
+loopback (HOST localhost, the same DEV) and between hosts, against any RC
+implementation (the server or the client may be another driver)."""
+import argparse
+import json
+import random
+import socket
+import struct
+import sys
+import time
+
+import pyverbs.enums as e
+from pyverbs.addr import GID, AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
+
+MAX_MSG = 1 << 20
+REMOTE = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+          e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+n = 0
+failed = 0
+
+
+def tap(ok, desc, why=''):
+    global n, failed
+    n += 1
+    failed += not ok
+    print('%s %d - %s' % ('ok' if ok else 'not ok', n, desc), flush=True)
+    if not ok and why:
+        print('# ' + why, flush=True)
+
+
+def pattern(seed, size):
+    return random.Random(seed).randbytes(size)
+
+
+def read(mr, size, off):
+    return mr.read(size, off) if size else b''
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return 'byte %d: 0x%02x, want 0x%02x' % (i, x, y)
+    return 'length %d, want %d' % (len(a), len(b))
+
+
+class Link:
+    """One JSON object per line over TCP."""
+
+    def __init__(self, sock):
+        self.f = sock.makefile('rw')
+
+    def send(self, obj):
+        self.f.write(json.dumps(obj) + '\n')
+        self.f.flush()
+
+    def recv(self):
+        line = self.f.readline()
+        if not line:
+            raise EOFError('peer closed the control connection')
+        return json.loads(line)
+
+
+class End:
+    """This side's device, QPs and memory."""
+
+    def __init__(self, dev, gid_index, nqp):
+        self.ctx = Context(name=dev)
+        self.gid_index = gid_index
+        self.gid = str(self.ctx.query_gid(1, gid_index))
+        self.pd = PD(self.ctx)
+        self.cq = CQ(self.ctx, 4 * 64 * nqp)
+        # Per QP: a data area of MAX_MSG, then 8 bytes of atomic target.
+        self.stride = MAX_MSG + 64
+        self.mr = MR(self.pd, self.stride * nqp + 64, REMOTE)
+        self.qps = [QP(self.pd, QPInitAttr(
+            qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+            cap=QPCap(max_send_wr=64, max_recv_wr=64, max_send_sge=2,
+                      max_recv_sge=2))) for _ in range(nqp)]
+        self.psns = [random.randrange(1 << 24) for _ in range(nqp)]
+
+    def info(self):
+        return {'gid': self.gid, 'qpns': [q.qp_num for q in self.qps],
+                'psns': self.psns, 'rkey': self.mr.rkey, 'addr': self.mr.buf,
+                'stride': self.stride}
+
+    def connect(self, peer):
+        for i, qp in enumerate(self.qps):
+            qa = QPAttr()
+            qa.qp_state = e.IBV_QPS_INIT
+            qa.pkey_index = 0
+            qa.port_num = 1
+            qa.qp_access_flags = REMOTE
+            qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+                      e.IBV_QP_ACCESS_FLAGS)
+            qa = QPAttr()
+            qa.qp_state = e.IBV_QPS_RTR
+            qa.path_mtu = e.IBV_MTU_1024
+            qa.dest_qp_num = peer['qpns'][i]
+            qa.rq_psn = peer['psns'][i]
+            qa.max_dest_rd_atomic = 4
+            qa.min_rnr_timer = 12
+            qa.ah_attr = AHAttr(port_num=1, is_global=1, gr=GlobalRoute(
+                dgid=GID(peer['gid']), sgid_index=self.gid_index, hop_limit=64))
+            qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
+                      e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
+                      e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
+            qa = QPAttr()
+            qa.qp_state = e.IBV_QPS_RTS
+            qa.sq_psn = self.psns[i]
+            qa.timeout = 14
+            qa.retry_cnt = 7
+            qa.rnr_retry = 7
+            qa.max_rd_atomic = 4
+            qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
+                      e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
+                      e.IBV_QP_MAX_QP_RD_ATOMIC)
+
+    def area(self, q):
+        return self.mr.buf + q * self.stride
+
+    def post_recv(self, q):
+        self.qps[q].post_recv(RecvWR(wr_id=q, num_sge=1, sg=[
+            SGE(self.area(q), MAX_MSG, self.mr.lkey)]))
+
+    def poll(self, want, timeout=60):
+        got = []
+        end = time.monotonic() + timeout
+        while len(got) < want and time.monotonic() < end:
+            k, wcs = self.cq.poll(want - len(got))
+            got += wcs[:k]
+        return got
+
+
+def server(a):
+    end = End(a.dev, a.gid_index, a.qps)
+    ls = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(('::', a.port))
+    ls.listen(1)
+    sock, _ = ls.accept()
+    link = Link(sock)
+    peer = link.recv()
+    link.send(end.info())
+    end.connect(peer)
+    for q in range(a.qps):
+        end.post_recv(q)
+    link.send({'ready': True})
+    while True:
+        req = link.recv()
+        op = req['op']
+        if op == 'done':
+            break
+        if op == 'check':
+            # The bytes a WRITE (or the client's pattern) left in an area.
+            got = read(end.mr, req['len'], req['q'] * end.stride)
+            want = pattern(req['seed'], req['len'])
+            link.send({'ok': got == want,
+                       'why': '' if got == want else first_diff(got, want)})
+        elif op == 'fill':
+            # A pattern for the client to READ.
+            if req['len']:
+                end.mr.write(pattern(req['seed'], req['len']), req['len'],
+                             req['q'] * end.stride)
+            link.send({'ok': True})
+        elif op == 'recv':
+            wcs = end.poll(1)
+            why = ''
+            if not wcs:
+                why = 'no receive completion'
+            else:
+                wc = wcs[0]
+                got = read(end.mr, req['len'], wc.wr_id * end.stride)
+                want_imm = socket.htonl(req['imm']) if req['imm'] is not None else None
+                if wc.status != e.IBV_WC_SUCCESS:
+                    why = 'status %d' % wc.status
+                elif wc.wr_id != req['q'] or wc.qp_num != end.qps[req['q']].qp_num:
+                    why = 'wr_id %d qp 0x%x' % (wc.wr_id, wc.qp_num)
+                elif wc.byte_len != req['len']:
+                    why = 'byte_len %d, want %d' % (wc.byte_len, req['len'])
+                elif want_imm is not None and (not wc.wc_flags & e.IBV_WC_WITH_IMM or
+                                               wc.imm_data != want_imm):
+                    why = 'imm 0x%x flags 0x%x' % (wc.imm_data, wc.wc_flags)
+                elif want_imm is None and wc.wc_flags & e.IBV_WC_WITH_IMM:
+                    why = 'unexpected immediate'
+                elif wc.src_qp != peer['qpns'][req['q']]:
+                    why = 'src_qp 0x%x' % wc.src_qp
+                elif got != pattern(req['seed'], req['len']):
+                    why = first_diff(got, pattern(req['seed'], req['len']))
+                end.post_recv(wc.wr_id)
+            link.send({'ok': not why, 'why': why})
+        elif op == 'word':
+            # The 8-byte atomic target of a QP: set it, or report it.
+            off = req['q'] * end.stride + MAX_MSG
+            if 'set' in req:
+                end.mr.write(struct.pack('<Q', req['set']), 8, off)
+            link.send({'value': struct.unpack('<Q', end.mr.read(8, off))[0]})
+    tap(True, 'server: served every request of the client')
+    return failed
+
+
+def client(a):
+    end = End(a.dev, a.gid_index, a.qps)
+    deadline = time.monotonic() + 60
+    while True:  # the server may still be starting
+        try:
+            sock = socket.create_connection((a.host, a.port), timeout=120)
+            break
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+    link = Link(sock)
+    link.send(end.info())
+    peer = link.recv()
+    end.connect(peer)
+    assert link.recv()['ready']
+    rkey, raddr, rstride = peer['rkey'], peer['addr'], peer['stride']
+    lkey = end.mr.lkey
+
+    def post(q, wr_id, opcode, size, **kw):
+        # pyverbs wants an SGE even for zero bytes: one of length 0.
+        sg = [SGE(end.area(q), size, lkey)]
+        wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1, sg=sg,
+                    send_flags=e.IBV_SEND_SIGNALED, **kw)
+        return wr
+
+    def run(q, wr, what):
+        end.qps[q].post_send(wr)
+        wcs = end.poll(1)
+        if not wcs:
+            return 'no send completion for %s' % what
+        wc = wcs[0]
+        if wc.status != e.IBV_WC_SUCCESS:
+            return '%s completed with status %d' % (what, wc.status)
+        return ''
+
+    seed = random.randrange(1 << 30)
+    for size in a.sizes:
+        for it in range(a.iters):
+            for q in range(a.qps):
+                seed += 1
+                where = 'QP %d, %d B, #%d' % (q, size, it)
+                # WRITE: the client's pattern into the server's area.
+                data = pattern(seed, size)
+                if size:
+                    end.mr.write(data, size, q * end.stride)
+                wr = post(q, 1, e.IBV_WR_RDMA_WRITE, size)
+                wr.set_wr_rdma(rkey, raddr + q * rstride)
+                why = run(q, wr, 'WRITE')
+                if not why:
+                    link.send({'op': 'check', 'q': q, 'len': size, 'seed': seed})
+                    why = link.recv()['why']
+                tap(not why, 'WRITE %s lands intact' % where, why)
+                # READ: a fresh server pattern into a zeroed local area.
+                seed += 1
+                link.send({'op': 'fill', 'q': q, 'len': size, 'seed': seed})
+                link.recv()
+                if size:
+                    end.mr.write(bytes(size), size, q * end.stride)
+                wr = post(q, 2, e.IBV_WR_RDMA_READ, size)
+                wr.set_wr_rdma(rkey, raddr + q * rstride)
+                why = run(q, wr, 'READ')
+                if not why:
+                    got = read(end.mr, size, q * end.stride)
+                    if got != pattern(seed, size):
+                        why = first_diff(got, pattern(seed, size))
+                tap(not why, 'READ %s returns every byte' % where, why)
+                # SEND, with immediate data every other time.
+                seed += 1
+                imm = seed & 0xffffffff if it % 2 else None
+                if size:
+                    end.mr.write(pattern(seed, size), size, q * end.stride)
+                if imm is None:
+                    wr = post(q, 3, e.IBV_WR_SEND, size)
+                else:
+                    wr = post(q, 3, e.IBV_WR_SEND_WITH_IMM, size,
+                              imm_data=socket.htonl(imm))
+                why = run(q, wr, 'SEND')
+                if not why:
+                    link.send({'op': 'recv', 'q': q, 'len': size, 'seed': seed,
+                               'imm': imm})
+                    why = link.recv()['why']
+                tap(not why, 'SEND%s %s received intact' %
+                    (' with immediate' if imm is not None else '', where), why)
+
+    # FETCH_AND_ADD from every QP, all in flight together, on one word of
+    # the server; then the word and the originals must tell one serial
+    # order of the additions.
+    link.send({'op': 'word', 'q': 0, 'set': 1 << 40})
+    base = link.recv()['value']
+    adds = {}
+    origs = []
+    for k in range(a.faa):
+        for q in range(a.qps):
+            wr_id = k * a.qps + q
+            adds[wr_id] = q + 1 + (k << 20)
+            wr = SendWR(wr_id=wr_id, opcode=e.IBV_WR_ATOMIC_FETCH_AND_ADD,
+                        num_sge=1, sg=[SGE(end.area(q) + MAX_MSG + 8 * (k % 4),
+                                           8, lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED)
+            wr.set_wr_atomic(rkey, raddr + MAX_MSG, adds[wr_id], 0)
+            end.qps[q].post_send(wr)
+        wcs = end.poll(a.qps)
+        bad = [wc for wc in wcs if wc.status != e.IBV_WC_SUCCESS or
+               wc.opcode != e.IBV_WC_FETCH_ADD or wc.byte_len != 8]
+        if len(wcs) != a.qps or bad:
+            tap(False, 'FETCH_AND_ADD round %d completes' % k,
+                '%d completions, bad: %s' % (len(wcs), [(w.status, w.opcode) for w in bad]))
+            break
+        for wc in wcs:
+            q = wc.wr_id % a.qps
+            origs.append((struct.unpack('<Q', end.mr.read(
+                8, q * end.stride + MAX_MSG + 8 * (k % 4)))[0], adds[wc.wr_id]))
+    link.send({'op': 'word', 'q': 0})
+    final = link.recv()['value']
+    want = base + sum(adds.values())
+    tap(final == want, 'FETCH_AND_ADD x %d over %d QPs: final value exact' %
+        (a.faa * a.qps, a.qps), 'final %d, want %d' % (final, want))
+    chain, v = True, base
+    for orig, add in sorted(origs):
+        chain &= orig == v
+        v = orig + add
+    tap(chain and len(origs) == a.faa * a.qps,
+        'FETCH_AND_ADD originals form one serial order', 'originals %s' % origs[:8])
+
+    # COMPARE_AND_SWAP: a chain that succeeds, then one that must not swap.
+    ok, v, why = True, final, ''
+    for k in range(16):
+        q = k % a.qps
+        wr = SendWR(wr_id=k, opcode=e.IBV_WR_ATOMIC_CMP_AND_SWP, num_sge=1,
+                    sg=[SGE(end.area(q) + MAX_MSG, 8, lkey)],
+                    send_flags=e.IBV_SEND_SIGNALED)
+        cmp, swap = (v, v * 3 + k) if k < 15 else (v + 1, 7)
+        wr.set_wr_atomic(rkey, raddr + MAX_MSG, cmp, swap)
+        why = run(q, wr, 'CMP_AND_SWP')
+        if why:
+            break
+        orig = struct.unpack('<Q', end.mr.read(8, q * end.stride + MAX_MSG))[0]
+        if orig != v:
+            why = 'swap %d returned %d, want %d' % (k, orig, v)
+            break
+        if k < 15:
+            v = swap
+    if not why:
+        link.send({'op': 'word', 'q': 0})
+        got = link.recv()['value']
+        if got != v:
+            why = 'final %d, want %d (the failing compare swapped?)' % (got, v)
+    tap(not why, 'COMPARE_AND_SWAP chain of 16, the last compare failing', why)
+    link.send({'op': 'done'})
+    return failed
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument('role', choices=['server', 'client'])
+    p.add_argument('dev')
+    p.add_argument('gid_index', type=int)
+    p.add_argument('host', nargs='?')
+    p.add_argument('--port', type=int, default=19875)
+    p.add_argument('--qps', type=int, default=2)
+    p.add_argument('--sizes', default='0,1,63,1024,4097,65536,1048576')
+    p.add_argument('--iters', type=int, default=1)
+    p.add_argument('--faa', type=int, default=32)
+    a = p.parse_args()
+    a.sizes = [int(s) for s in a.sizes.split(',')]
+    try:
+        bad = server(a) if a.role == 'server' else client(a)
+    except Exception as ex:  # a verbs error is a failure, with its reason
+        tap(False, '%s: %s' % (a.role, ex))
+        bad = 1
+    print('1..%d' % n, flush=True)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == '__main__':
+    main()
