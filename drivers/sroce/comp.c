@@ -203,6 +203,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
 			return true;
 		}
+		sroce_count(sdev, SROCE_CNT_RX_NAK_ERROR);
 		/* What came before the NAKed request was executed. */
 		sroce_comp_retire(qp, psn, true, out);
 		out->fail = sroce_comp_nak_status(syndrome & ~SROCE_AETH_TYPE_MASK);

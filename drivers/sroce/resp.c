@@ -125,6 +125,10 @@ static void sroce_resp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 		return;
 	}
+	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_NAK)
+		sroce_count(sdev, (syndrome & ~SROCE_AETH_TYPE_MASK) ==
+			    SROCE_NAK_PSN_SEQ_ERR ? SROCE_CNT_TX_NAK_SEQ :
+						    SROCE_CNT_TX_NAK_ERROR);
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_ACK), false, 0,
 		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, psn, false);

@@ -44,6 +44,11 @@
  * @SROCE_CNT_RX_RNR_NAK: RNR NAKs received
  * @SROCE_CNT_RX_BAD_RESPONSE: responses matching no outstanding request
  *	(PSN, kind or length), dropped
+ * @SROCE_CNT_RX_NAK_ERROR: NAKs received for a remote error (invalid
+ *	request, remote access, remote operational); each fails a send WQE
+ * @SROCE_CNT_TX_NAK_SEQ: sequence error NAKs sent
+ * @SROCE_CNT_TX_NAK_ERROR: NAKs sent for an error of the request; each
+ *	puts the QP in ERR
  * @SROCE_CNT_TX_RNR_NAK: RNR NAKs sent (no receive WQE posted)
  * @SROCE_CNT_TX_PACKETS: packets sent
  * @SROCE_CNT_TX_DROP: packets that could not be sent (no route, no memory)
@@ -66,6 +71,9 @@ enum sroce_counter {
 	SROCE_CNT_RX_NAK_SEQ,
 	SROCE_CNT_RX_RNR_NAK,
 	SROCE_CNT_RX_BAD_RESPONSE,
+	SROCE_CNT_RX_NAK_ERROR,
+	SROCE_CNT_TX_NAK_SEQ,
+	SROCE_CNT_TX_NAK_ERROR,
 	SROCE_CNT_TX_RNR_NAK,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_DROP,

@@ -42,7 +42,7 @@ tap_done() {
 }
 
 # tap_relay FILE: fold the TAP another program wrote into ours (its plan
-# line dropped, its results renumbered, its diagnostics kept).
+# line dropped, its results renumbered, everything else kept as diagnostics).
 tap_relay() {
 	local line
 	while IFS= read -r line; do
@@ -51,6 +51,8 @@ tap_relay() {
 		"ok "*) ok "${line#*- }" ;;
 		"not ok "*) not_ok "${line#*- }" ;;
 		"#"*) echo "$line" ;;
+		[0-9]*..[0-9]*) ;;
+		*) echo "# $line" ;;
 		esac
 	done <"$1"
 }

@@ -21,6 +21,7 @@ import pyverbs.enums as e
 from pyverbs.addr import GID, AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
+from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 
@@ -44,16 +45,20 @@ def counters():
     return {k: int(v) for k, v in re.findall(r'((?:rx|tx)_\w+) (\d+)', out)}
 
 
-def peer_socket():
-    """A UDP socket in the peer namespace, bound to SRC:SPORT."""
+def peer_socket(raw=False):
+    """A UDP socket in the peer namespace, bound to SRC:SPORT; or, raw, one
+    that sees every UDP datagram coming to the peer."""
     libc = ctypes.CDLL(None, use_errno=True)
     home = os.open('/proc/self/ns/net', os.O_RDONLY)
     there = os.open('/run/netns/' + NETNS, os.O_RDONLY)
     try:
         if libc.setns(there, CLONE_NEWNET):
             raise OSError(ctypes.get_errno(), 'setns')
-        s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-        s.bind((SRC, SPORT))
+        if raw:
+            s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_UDP)
+        else:
+            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+            s.bind((SRC, SPORT))
     finally:
         libc.setns(home, CLONE_NEWNET)
         os.close(home)
@@ -72,8 +77,9 @@ def icrc(roce):
 
 
 def packet(opcode, qpn, payload=b'', pad=0, tver=0, pkey=0xffff, ext=b'',
-           bad_icrc=False):
-    bth = struct.pack('>BBHII', opcode, (pad << 4) | tver, pkey, qpn & 0xffffff, 0)
+           bad_icrc=False, ackreq=False):
+    bth = struct.pack('>BBHII', opcode, (pad << 4) | tver, pkey, qpn & 0xffffff,
+                      ackreq << 31)
     roce = bth + ext + payload + b'\0' * pad
     crc = icrc(roce)
     if bad_icrc:
@@ -125,14 +131,14 @@ if our_gid is None:
     sys.exit(1)
 
 
-def rc_qp(state):
+def rc_qp(state, access=0):
     qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
                            cap=QPCap(max_send_wr=4, max_recv_wr=4)))
     qa = QPAttr()
     qa.qp_state = e.IBV_QPS_INIT
     qa.pkey_index = 0
     qa.port_num = 1
-    qa.qp_access_flags = 0
+    qa.qp_access_flags = access
     qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
               e.IBV_QP_ACCESS_FLAGS)
     if state == e.IBV_QPS_INIT:
@@ -212,8 +218,75 @@ tap(got['rx_packets'] == rounds * burst and
     got['tx_rnr_nak'] + got['rx_drop_no_qp'] + got['rx_drop_qp_state'] == rounds * burst,
     '%d packets racing %d QP destroys, each counted once (%s)' % (rounds * burst, rounds, got))
 
+# Requests the responder must refuse with a NAK naming the error (IBTA
+# 9.7.5.2), the QP then in ERR. User space cannot send them through the
+# rxe provider (it checks atomic alignment itself), so they are crafted.
+REMOTE = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+          e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+mr = MR(pd, 4096, REMOTE)
+READ_REQUEST, CMP_SWAP, FETCH_ADD = 0x0c, 0x13, 0x14
+NAK_INV_REQ, NAK_REM_ACCESS = 0x61, 0x62
+
+
+def atomic_eth(va, rkey):
+    return struct.pack('>QIQQ', va, rkey, 1, 0)
+
+
+nak_cases = [
+    ('a compare-and-swap at a misaligned address', NAK_INV_REQ,
+     lambda: packet(CMP_SWAP, qp.qp_num, ext=atomic_eth(mr.buf + 4, mr.rkey), ackreq=True)),
+    ('a fetch-and-add at an address 8 past the MR', NAK_REM_ACCESS,
+     lambda: packet(FETCH_ADD, qp.qp_num, ext=atomic_eth(mr.buf + 4096, mr.rkey), ackreq=True)),
+    ('an RDMA READ of 2 GiB + 1 (over the IBTA maximum)', NAK_INV_REQ,
+     lambda: packet(READ_REQUEST, qp.qp_num, ackreq=True,
+                    ext=struct.pack('>QII', mr.buf, mr.rkey, (1 << 31) + 1))),
+    ('an RDMA READ with an rkey of another key index', NAK_REM_ACCESS,
+     lambda: packet(READ_REQUEST, qp.qp_num, ackreq=True,
+                    ext=struct.pack('>QII', mr.buf, mr.rkey ^ 0x100, 8))),
+]
+
+
+def answer():
+    """The next RoCEv2 packet (from its BTH) sent to the peer, or b''."""
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        try:
+            d = answers.recv(512)
+        except socket.timeout:
+            break
+        if len(d) > 8 and struct.unpack('>H', d[2:4])[0] == DPORT:
+            return d[8:]
+    return b''
+
+
+# What the QPs answer from here on: the peer's sroce socket drops it (no
+# device there); a raw socket sees it first.
+answers = peer_socket(raw=True)
+for desc, want, build in nak_cases:
+    qp = rc_qp(e.IBV_QPS_RTR, REMOTE)
+    answers.setblocking(False)
+    try:
+        while answers.recv(256):
+            pass
+    except BlockingIOError:
+        pass
+    answers.settimeout(5)
+    before = counters()
+    send(build())
+    ans = answer()
+    # BTH (12 bytes), then the AETH's syndrome.
+    got = ans[12] if len(ans) >= 16 and ans[0] == ACK else None
+    after = counters()
+    st = qp.query(e.IBV_QP_STATE)[0].qp_state
+    tap(got == want and st == e.IBV_QPS_ERR and
+        after['tx_nak_error'] - before['tx_nak_error'] == 1,
+        '%s: NAK 0x%x, the QP in ERR, tx_nak_error +1 (got %s, state %d)' %
+        (desc, want, None if got is None else hex(got), st))
+    qp.close()
+
 rtr.close()
 init.close()
+mr.close()
 cq.close()
 pd.close()
 ctx.close()

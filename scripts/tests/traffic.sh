@@ -4,7 +4,8 @@
 # Guest test (topology "one"): RC traffic through sroce in loopback, both
 # ends on one device: ibv_rc_pingpong (SEND/RECV) validating every buffer,
 # over the IPv4 and the IPv6 GID, several sizes, polling and events; then
-# the verifying program (rc_verify.py: WRITE, READ, SEND, atomics).
+# the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
+# requests that must fail (traffic_neg.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -46,6 +47,13 @@ verify() {
 }
 
 verify "rc_verify IPv6, 2 QPs, MTU 1024" "$g6"
+
+# Requests that must fail: exact statuses on both sides, NAK counters.
+rc=0
+timeout 300 python3 "$SROCE_SRC/scripts/tests/traffic_neg.py" sroce0 "$g4" \
+	>/tmp/neg.tap 2>&1 || rc=$?
+tap_relay /tmp/neg.tap
+if [ $rc = 0 ]; then ok "traffic_neg.py exited 0"; else not_ok "traffic_neg.py exited $rc"; fi
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 rdma statistic show link sroce0/1 | diag
 rdma link delete sroce0
