@@ -80,6 +80,7 @@ static struct kunit_suite sroce_engine_suite = {
 	.name = "sroce_engine",
 	.test_cases = sroce_engine_cases,
 };
+
 kunit_test_suite(sroce_engine_suite);
 
 MODULE_DESCRIPTION("KUnit tests for sroce's RC engines");

@@ -17,10 +17,6 @@ gunzip -f /tmp/pyverbs/*.gz 2>/dev/null
 # Waiting for: "name|reason" lines (reasons name the issue that brings it).
 pending='
 test_resize_cq|needs UD traffic (issue 7)
-test_qp_ex_rc_rdma_read|needs RDMA READ (issue 5, not executed yet)
-test_qp_ex_rc_rdma_read_zero_size|needs RDMA READ (issue 5, not executed yet)
-test_qp_ex_rc_atomic_cmp_swp|needs atomics (issue 5, not executed yet)
-test_qp_ex_rc_atomic_fetch_add|needs atomics (issue 5, not executed yet)
 test_qp_ex_rc_atomic_write|needs ATOMIC_WRITE (IBTA 1.5, not planned yet)
 test_qp_ex_ud_send|needs UD traffic (issue 7)
 test_qp_ex_ud_send_imm|needs UD traffic (issue 7)
