@@ -3,7 +3,8 @@
  * KUnit: pure pieces of the RC engines. How many PSNs a send WQE takes
  * (the requester's and the responder's count must agree, or the next
  * request looks like a gap), and the atomic operations' arithmetic,
- * including wrap-around and a compare that fails.
+ * including wrap-around and a compare that fails; the RNR NAK timer codes
+ * and the local ACK timeout.
  */
 #include <kunit/test.h>
 
@@ -69,8 +70,30 @@ static void atomic_cmp_swap_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *v, 5ULL);
 }
 
+static void rnr_timer_test(struct kunit *test)
+{
+	/* IBTA table 45: code 0 is the longest, then 0.01 ms and up. */
+	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(0), 655360U);
+	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(1), 10U);
+	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(5), 60U);
+	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(12), 640U);
+	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(14), 1280U);
+	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(24), 40960U);
+	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(31), 491520U);
+}
+
+static void ack_timeout_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_ack_timeout_usecs(0), 0ULL);	/* infinite */
+	KUNIT_EXPECT_EQ(test, sroce_ack_timeout_usecs(1), 9ULL);	/* 8.192 us */
+	KUNIT_EXPECT_EQ(test, sroce_ack_timeout_usecs(14), 67109ULL);	/* 67.1 ms */
+	KUNIT_EXPECT_EQ(test, sroce_ack_timeout_usecs(31), 8796093023ULL);
+}
+
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
+	KUNIT_CASE(rnr_timer_test),
+	KUNIT_CASE(ack_timeout_test),
 	KUNIT_CASE(atomic_fetch_add_test),
 	KUNIT_CASE(atomic_cmp_swap_test),
 	{}

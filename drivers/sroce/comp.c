@@ -16,9 +16,13 @@
  *                      with the status IBTA 11.6.2 maps the NAK to, and
  *                      puts the QP in ERR
  *
- * A response that matches nothing outstanding (wrong PSN, wrong kind, bad
- * length) is dropped and counted; recovering from a lost one is the
- * retransmission work's, as are sequence error and RNR NAKs, counted here.
+ * Loss: a sequence error NAK, an RNR NAK, or a gap the completer sees
+ * itself (a read response or atomic ACK past the one it waits for, an ACK
+ * past a READ or atomic it has no response for: IBTA's implied NAK) asks
+ * the requester to send again (sroce_req_retry()); each counts against
+ * the retry counts, which any progress resets. A response behind what is
+ * expected is a duplicate, dropped and counted; one that matches nothing
+ * (wrong kind, bad length) is dropped as bad.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,7 +36,8 @@
 /* What taking a response did. */
 struct sroce_comp_out {
 	bool notify;		/* a completion asks for the CQ handler */
-	bool kick;		/* an RDMA READ or atomic ended */
+	bool kick;		/* an RDMA READ or atomic ended; a retry */
+	bool progress;		/* something new was acknowledged */
 	enum ib_wc_status fail;	/* IB_WC_SUCCESS, or the head WQE's error */
 };
 
@@ -64,10 +69,14 @@ static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 		out->notify |= sroce_cq_add(qp->ibqp.send_cq, &wc,
 					    qp->ibqp.qp_num, false) > 0;
 	if (sroce_comp_rd_atomic(w)) {
-		atomic_dec(&qp->req.rd_atomic);
+		/* The requester reads it locklessly to pace READs. */
+		WRITE_ONCE(qp->req.rd_done, qp->req.rd_done + 1);
 		out->kick = true;
 	}
 	qp->comp.read_off = 0;
+	if (sroce_psn_before(qp->comp.acked_psn, w->last_psn))
+		qp->comp.acked_psn = w->last_psn;
+	out->progress = true;
 	sroce_queue_advance(&qp->sq);
 }
 
@@ -98,6 +107,20 @@ static struct sroce_swqe *sroce_comp_retire(struct sroce_qp *qp, u32 psn,
 	return NULL;
 }
 
+/*
+ * The peer skipped what the head WQE waits for (IBTA 9.7.5.1.4, implied
+ * NAK): ask for it again, once until progress is made.
+ */
+static void sroce_comp_gap(struct sroce_qp *qp, struct sroce_comp_out *out)
+{
+	if (qp->comp.gap_set)
+		return;
+	qp->comp.gap_set = true;
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_IMPLIED_NAK);
+	out->fail = sroce_req_retry(qp, false, 0, -1);
+	out->kick = true;
+}
+
 struct sroce_comp_value {
 	const u8 *src;
 };
@@ -117,7 +140,7 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 {
 	const struct sroce_bth *bth = (const void *)skb->data;
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
-	u32 psn = sroce_bth_psn(bth), off = qp->comp.read_off, pay;
+	u32 psn = sroce_bth_psn(bth), off = qp->comp.read_off, pay, want;
 	bool first = info->pos == SROCE_POS_FIRST || info->pos == SROCE_POS_ONLY;
 	bool last = info->pos == SROCE_POS_LAST || info->pos == SROCE_POS_ONLY;
 	struct sroce_skb_cursor c = { .skb = skb, .off = info->hdr_len };
@@ -125,13 +148,31 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 	int err;
 
 	w = sroce_comp_retire(qp, psn, true, out);
-	if (!w || w->opcode != IB_WR_RDMA_READ)
-		return false;
-	/* Every response but the last carries exactly one MTU. */
-	if (psn != sroce_psn_add(w->first_psn, off / mtu) || first != !off)
-		return false;
+	if (!w || sroce_psn_before(psn, w->first_psn)) {
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
+		return true;
+	}
+	if (w->opcode != IB_WR_RDMA_READ) {
+		/* Responses of this WQE's READ... of an earlier one: lost. */
+		sroce_comp_gap(qp, out);
+		return true;
+	}
+	want = sroce_psn_add(w->first_psn, off / mtu);
+	if (sroce_psn_before(psn, want)) {
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
+		return true;
+	}
+	if (psn != want) {
+		sroce_comp_gap(qp, out);
+		return true;
+	}
+	/*
+	 * Every response but the last carries exactly one MTU; a READ sent
+	 * again after a loss starts over at the first byte not placed.
+	 */
 	pay = skb->len - info->hdr_len - sroce_bth_pad(bth) - SROCE_ICRC_BYTES;
-	if (pay > w->length - off || (last ? off + pay != w->length : pay != mtu))
+	if ((!first && !off) || pay > w->length - off ||
+	    (last ? off + pay != w->length : pay != mtu))
 		return false;
 	err = sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
 			     w->num_sge, off, pay, IB_ACCESS_LOCAL_WRITE,
@@ -141,6 +182,7 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 		return true;
 	}
 	qp->comp.read_off = off + pay;
+	out->progress = true;
 	if (last)
 		sroce_comp_done(qp, w, out);
 	return true;
@@ -159,9 +201,15 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 	u64 orig;
 
 	w = sroce_comp_retire(qp, psn, true, out);
-	if (!w || w->first_psn != psn ||
-	    (w->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
-	     w->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+	if (!w || sroce_psn_before(psn, w->first_psn)) {
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
+		return true;
+	}
+	if (w->first_psn != psn || !sroce_comp_rd_atomic(w)) {
+		sroce_comp_gap(qp, out);
+		return true;
+	}
+	if (w->opcode == IB_WR_RDMA_READ)
 		return false;
 	ack = (const void *)(skb->data + info->hdr_len - sizeof(*ack));
 	orig = be64_to_cpu(ack->orig);
@@ -193,24 +241,43 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			   struct sroce_comp_out *out)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u8 code = syndrome & ~SROCE_AETH_TYPE_MASK;
+	struct sroce_swqe *w;
 
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
-		sroce_comp_retire(qp, psn, false, out);
+		w = sroce_comp_retire(qp, psn, false, out);
+		/* Acknowledged within the head WQE: progress all the same. */
+		if (w && sroce_psn_before(qp->comp.acked_psn, psn) &&
+		    sroce_psn_before(psn, READ_ONCE(qp->req.psn))) {
+			qp->comp.acked_psn = psn;
+			out->progress = true;
+		}
+		/* Past a READ or atomic with no response: lost on the way. */
+		if (w && sroce_comp_rd_atomic(w) &&
+		    !sroce_psn_before(psn, w->first_psn) &&
+		    sroce_psn_before(psn, READ_ONCE(qp->req.psn)))
+			sroce_comp_gap(qp, out);
 		return true;
 	case SROCE_AETH_NAK:
-		if ((syndrome & ~SROCE_AETH_TYPE_MASK) == SROCE_NAK_PSN_SEQ_ERR) {
+		/* What came before the NAKed PSN was executed. */
+		sroce_comp_retire(qp, psn, true, out);
+		if (code == SROCE_NAK_PSN_SEQ_ERR) {
 			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
+			out->fail = sroce_req_retry(qp, true, psn, -1);
+			out->kick = true;
 			return true;
 		}
 		sroce_count(sdev, SROCE_CNT_RX_NAK_ERROR);
-		/* What came before the NAKed request was executed. */
+		out->fail = sroce_comp_nak_status(code);
+		return true;
+	case SROCE_AETH_RNR_NAK:
+		sroce_count(sdev, SROCE_CNT_RX_RNR_NAK);
 		sroce_comp_retire(qp, psn, true, out);
-		out->fail = sroce_comp_nak_status(syndrome & ~SROCE_AETH_TYPE_MASK);
+		out->fail = sroce_req_retry(qp, true, psn, code);
 		return true;
 	default:
-		sroce_count(sdev, SROCE_CNT_RX_RNR_NAK);
-		return true;
+		return false;	/* reserved */
 	}
 }
 
@@ -239,6 +306,8 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		ok = sroce_comp_ack(qp, sroce_bth_psn(bth),
 				    sroce_aeth_syndrome(aeth), &out);
 	}
+	if (out.progress && out.fail == IB_WC_SUCCESS)
+		sroce_req_progress(qp);
 	head = qp->sq.index;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 

@@ -65,20 +65,40 @@ enum {
 /**
  * struct sroce_req - requester state of a QP
  * @work: runs the requester when the caller cannot (kicks from softirq,
- *	kernel posts, what a budget left)
+ *	kernel posts, timers, what a budget left)
  * @flags: SROCE_REQ_BUSY and SROCE_REQ_AGAIN: one pass at a time
  * @swqes: one &struct sroce_swqe per send ring slot
  * @stride: bytes per entry of @swqes
  * @pos: send ring index of the WQE being sent, or next to be; the WQEs
  *	before it are fully sent (the completer reads it with acquire)
- * @fetched: the WQE at @pos was copied into @swqes
- * @offset: bytes of that WQE sent
+ * @fetched_to: send ring index of the first WQE not yet copied into
+ *	@swqes; a rewind goes back over copies, never reads the ring twice
+ * @offset: bytes of the WQE at @pos sent (a READ: requested)
  * @sge: gather entry the next byte comes from
  * @sge_off: offset in that entry
  * @psn: next PSN to send
- * @rd_atomic: RDMA READs and atomics sent and not yet completed; the
- *	completer lowers it and kicks the requester
+ * @high_psn: the first PSN never sent (what is before it and sent again
+ *	is a retransmission)
+ * @unacked: packets sent since the last one that asked for an ACK
+ * @rd_sent: RDMA READs and atomics sent, counting up (requester's)
+ * @rd_done: RDMA READs and atomics completed, counting up (completer's,
+ *	under sq_lock); @rd_sent - @rd_done are outstanding
+ * @rewind: send again from the first WQE not completed (set under
+ *	sq_lock by the completer and the timers, done by the requester)
+ * @rewind_at: the rewind starts at @rewind_psn (a NAK said where), not at
+ *	the last PSN acknowledged
+ * @rewind_psn: see @rewind_at
+ * @rnr_wait: an RNR NAK came; nothing is sent until @rnr_timer fires
+ * @retry_left: transport retries left (timeouts, sequence NAKs); reset by
+ *	progress
+ * @rnr_left: RNR retries left (ignored when rnr_retry is 7); reset by
+ *	progress
+ * @ack_timer: the local ACK timeout, pending while packets are unanswered
+ * @rnr_timer: the RNR NAK's wait
  * @path: where packets go, set on entering RTR
+ *
+ * Fields the completer and the timers share (@rewind to @rnr_left) are
+ * under the QP's sq_lock; the rest is the requester's own.
  */
 struct sroce_req {
 	struct work_struct work;
@@ -86,12 +106,23 @@ struct sroce_req {
 	u8 *swqes;
 	size_t stride;
 	u32 pos;
-	bool fetched;
+	u32 fetched_to;
 	u32 offset;
 	u32 sge;
 	u32 sge_off;
 	u32 psn;
-	atomic_t rd_atomic;
+	u32 high_psn;
+	u32 unacked;
+	u32 rd_sent;
+	u32 rd_done;
+	bool rewind;
+	bool rewind_at;
+	u32 rewind_psn;
+	bool rnr_wait;
+	u8 retry_left;
+	u8 rnr_left;
+	struct timer_list ack_timer;
+	struct timer_list rnr_timer;
 	struct sroce_path path;
 };
 
@@ -99,9 +130,17 @@ struct sroce_req {
  * struct sroce_comp - completer state of a QP, under the QP's sq_lock
  * @read_off: bytes of the RDMA READ at the head of the send ring placed
  *	so far
+ * @acked_psn: the last PSN acknowledged
+ * @gap_psn: a rewind to this PSN was asked for a gap the completer saw
+ *	(a read response or ACK past what it waits for), when @gap_set; not
+ *	asked again until progress
+ * @gap_set: see @gap_psn
  */
 struct sroce_comp {
 	u32 read_off;
+	u32 acked_psn;
+	u32 gap_psn;
+	bool gap_set;
 };
 
 /**
@@ -204,6 +243,37 @@ struct sroce_skb_cursor {
  */
 void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
 
+/*
+ * Bytes of packets one QP may have below it in the IP stack, the qdisc and
+ * the NIC. More would only wait there, and a queue that waits too long
+ * drops (fq_codel), which costs a retransmission; the engines wait here
+ * instead, like TCP's small queues.
+ */
+#define SROCE_TX_LIMIT	(128 * 1024)
+
+/**
+ * sroce_tx_charge() - account a packet to its QP until the stack frees it
+ * @qp: the QP
+ * @skb: the packet, about to go to sroce_net_xmit()
+ *
+ * The skb holds a reference on @qp until then (none once destroy began).
+ *
+ * Context: any.
+ */
+void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb);
+
+/**
+ * sroce_tx_throttled() - whether a QP has SROCE_TX_LIMIT queued
+ * @qp: the QP
+ *
+ * When true, the caller stops sending; the requester and the responder
+ * work item are kicked once the queue has drained to half.
+ *
+ * Context: any.
+ * Return: true to stop.
+ */
+bool sroce_tx_throttled(struct sroce_qp *qp);
+
 /**
  * sroce_req_init() - prepare the requester of a new QP
  * @qp: the QP, its send ring made
@@ -256,6 +326,69 @@ void sroce_req_run(struct sroce_qp *qp);
  * Context: process context.
  */
 void sroce_req_stop(struct sroce_qp *qp);
+
+/**
+ * sroce_req_start() - the requester enters RTS
+ * @qp: the QP; its send PSN and retry counts set
+ *
+ * Context: process context, under the QP's sq_lock.
+ */
+void sroce_req_start(struct sroce_qp *qp);
+
+/**
+ * sroce_req_arm() - (re)start the local ACK timeout
+ * @qp: the QP
+ * @restart: push the deadline back even when the timer is pending
+ *	(progress was made); else only start it when it is not
+ *
+ * Context: any.
+ */
+void sroce_req_arm(struct sroce_qp *qp, bool restart);
+
+/**
+ * sroce_req_retry() - ask the requester to send again (a timeout or NAK)
+ * @qp: the QP
+ * @at_psn: resend from this PSN when it falls in the first WQE not
+ *	completed
+ * @psn: that PSN
+ * @rnr_code: for an RNR NAK, its timer code (0-31); else -1
+ *
+ * Counts the retry against retry_cnt (or rnr_retry). When none is left,
+ * returns the status the first WQE not completed must fail with.
+ *
+ * Context: any, under the QP's sq_lock.
+ * Return: IB_WC_SUCCESS, or IB_WC_RETRY_EXC_ERR / IB_WC_RNR_RETRY_EXC_ERR.
+ */
+enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
+				  int rnr_code);
+
+/**
+ * sroce_req_progress() - the peer acknowledged something new
+ * @qp: the QP
+ *
+ * Resets the retry counts and restarts or stops the ACK timeout.
+ *
+ * Context: any, under the QP's sq_lock.
+ */
+void sroce_req_progress(struct sroce_qp *qp);
+
+/**
+ * sroce_rnr_timer_usecs() - the wait an RNR NAK timer code stands for
+ * @code: the 5-bit code (IBTA table 45)
+ *
+ * Context: any.
+ * Return: microseconds.
+ */
+u32 sroce_rnr_timer_usecs(u8 code);
+
+/**
+ * sroce_ack_timeout_usecs() - the local ACK timeout a QP attribute means
+ * @timeout: the 5-bit exponent: 4.096 us << @timeout; 0 is infinite
+ *
+ * Context: any.
+ * Return: microseconds, 0 for infinite.
+ */
+u64 sroce_ack_timeout_usecs(u8 timeout);
 
 /**
  * sroce_req_reset() - forget the send ring's contents (entering RESET)

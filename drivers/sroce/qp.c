@@ -247,7 +247,7 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 		break;
 	case IB_QPS_RTS:
 		if (qp->state == IB_QPS_RTR)
-			qp->req.psn = qp->params.sq_psn;
+			sroce_req_start(qp);
 		break;
 	case IB_QPS_SQD:
 		qp->params.sq_draining = mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&

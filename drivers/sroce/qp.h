@@ -100,6 +100,10 @@ struct sroce_qp_params {
  * @req: requester state (req.c)
  * @comp: completer state (comp.c)
  * @resp: responder state (resp.c)
+ * @tx_queued: bytes (truesize) of this QP's requests and read responses
+ *	handed to the IP stack and not yet freed by it
+ * @tx_waiting: an engine stopped at SROCE_TX_LIMIT; the skb destructor
+ *	that brings @tx_queued low again wakes both engines
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -122,6 +126,8 @@ struct sroce_qp {
 	struct sroce_req req;
 	struct sroce_comp comp;
 	struct sroce_resp resp;
+	atomic_t tx_queued;
+	unsigned long tx_waiting;
 };
 
 /**

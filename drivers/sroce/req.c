@@ -15,6 +15,15 @@
  * At most max_rd_atomic of them are outstanding (0 counts as 1, as the
  * hardware drivers read it), and a fenced WQE waits until none is: the
  * requester stops at such a WQE and the completer kicks it when one ends.
+ *
+ * Loss (Documentation/datapath.rst, "Loss recovery"): every packet asks
+ * for an ACK at a message's end and every SROCE_REQ_ACK_EVERY packets
+ * within one. A timeout, a sequence error NAK or a gap the completer sees
+ * sets req.rewind; the next pass goes back to the first WQE not completed
+ * and sends again, from the PSN the NAK named or the last one
+ * acknowledged, rebuilding each packet from the copied WQE and the MR
+ * (a READ asks only for the rest of its data). An RNR NAK pauses the
+ * requester for the time it names, then rewinds the same way.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +41,8 @@
 
 /* Packets per run of the work item before it yields and requeues. */
 #define SROCE_REQ_BUDGET	64
+/* Packets within a message between two that ask for an ACK. */
+#define SROCE_REQ_ACK_EVERY	64
 
 static struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 idx)
 {
@@ -40,6 +51,9 @@ static struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 idx)
 
 void sroce_req_free(struct sroce_qp *qp)
 {
+	/* Timers first: shut down, they cannot be armed or kick again. */
+	timer_shutdown_sync(&qp->req.ack_timer);
+	timer_shutdown_sync(&qp->req.rnr_timer);
 	sroce_req_stop(qp);
 	kvfree(qp->req.swqes);
 }
@@ -49,13 +63,184 @@ void sroce_req_kick(struct sroce_qp *qp)
 	queue_work(system_highpri_wq, &qp->req.work);
 }
 
+static void sroce_tx_destructor(struct sk_buff *skb)
+{
+	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
+
+	/* A value-returning atomic: fully ordered before the bit test. */
+	if (atomic_sub_return(skb->truesize, &qp->tx_queued) <= SROCE_TX_LIMIT / 2 &&
+	    test_bit(0, &qp->tx_waiting) && test_and_clear_bit(0, &qp->tx_waiting)) {
+		sroce_req_kick(qp);
+		queue_work(system_highpri_wq, &qp->resp.work);
+	}
+	sroce_qp_put(qp);
+}
+
+void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	/* A QP being destroyed takes no new references: not charged. */
+	if (!refcount_inc_not_zero(&qp->refs))
+		return;
+	atomic_add(skb->truesize, &qp->tx_queued);
+	skb_shinfo(skb)->destructor_arg = qp;
+	skb->destructor = sroce_tx_destructor;
+}
+
+bool sroce_tx_throttled(struct sroce_qp *qp)
+{
+	if (atomic_read(&qp->tx_queued) <= SROCE_TX_LIMIT)
+		return false;
+	set_bit(0, &qp->tx_waiting);
+	/* The bit before the second look (pairs with the destructor's). */
+	smp_mb__after_atomic();
+	return atomic_read(&qp->tx_queued) > SROCE_TX_LIMIT;
+}
+
 void sroce_req_reset(struct sroce_qp *qp)
 {
-	qp->req.pos = qp->sq.index;
-	qp->req.fetched = false;
-	qp->req.psn = qp->params.sq_psn;
-	atomic_set(&qp->req.rd_atomic, 0);
-	qp->comp.read_off = 0;
+	struct sroce_req *req = &qp->req;
+
+	timer_delete_sync(&req->ack_timer);
+	timer_delete_sync(&req->rnr_timer);
+	req->pos = qp->sq.index;
+	req->fetched_to = qp->sq.index;
+	req->offset = 0;
+	req->sge = 0;
+	req->sge_off = 0;
+	req->psn = qp->params.sq_psn;
+	req->unacked = 0;
+	req->rd_sent = 0;
+	req->rd_done = 0;
+	req->rewind = false;
+	req->rnr_wait = false;
+	memset(&qp->comp, 0, sizeof(qp->comp));
+}
+
+void sroce_req_start(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->sq_lock);
+	req->psn = qp->params.sq_psn;
+	req->high_psn = req->psn;
+	qp->comp.acked_psn = sroce_psn_add(req->psn, SROCE_PSN_MASK);
+	req->retry_left = qp->params.retry_cnt;
+	req->rnr_left = qp->params.rnr_retry;
+}
+
+u32 sroce_rnr_timer_usecs(u8 code)
+{
+	/* IBTA table 45, in units of 10 us: code 0 is the longest. */
+	static const u16 tens[32] = {
+		65535, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+		256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+		12288, 16384, 24576, 32768, 49152,
+	};
+
+	if (!code)
+		return 655360;	/* 655.36 ms, more than a u16 of tens */
+	return tens[code & 31] * 10;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rnr_timer_usecs);
+
+u64 sroce_ack_timeout_usecs(u8 timeout)
+{
+	if (!timeout)
+		return 0;
+	/* 4.096 us << timeout, rounded up to whole microseconds. */
+	return DIV_ROUND_UP(4096ULL << (timeout & 31), 1000);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_ack_timeout_usecs);
+
+void sroce_req_arm(struct sroce_qp *qp, bool restart)
+{
+	struct timer_list *t = &qp->req.ack_timer;
+	u64 us = sroce_ack_timeout_usecs(qp->params.timeout);
+
+	if (!us || (!restart && timer_pending(t)))
+		return;
+	mod_timer(t, jiffies + max_t(unsigned long, 1, usecs_to_jiffies(us)));
+}
+
+void sroce_req_progress(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->sq_lock);
+	req->retry_left = qp->params.retry_cnt;
+	req->rnr_left = qp->params.rnr_retry;
+	qp->comp.gap_set = false;
+	/* Acquire pairs with the requester's release of its position. */
+	if (qp->sq.index == smp_load_acquire(&req->pos))
+		timer_delete(&req->ack_timer);
+	else
+		sroce_req_arm(qp, true);
+}
+
+enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
+				  int rnr_code)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->sq_lock);
+	if (rnr_code >= 0) {
+		/* rnr_retry 7 retries for ever. */
+		if (qp->params.rnr_retry != 7) {
+			if (!req->rnr_left)
+				return IB_WC_RNR_RETRY_EXC_ERR;
+			req->rnr_left--;
+		}
+		req->rnr_wait = true;
+		timer_delete(&req->ack_timer);
+		mod_timer(&req->rnr_timer, jiffies +
+			  max_t(unsigned long, 1,
+				usecs_to_jiffies(sroce_rnr_timer_usecs(rnr_code))));
+	} else {
+		if (!req->retry_left)
+			return IB_WC_RETRY_EXC_ERR;
+		req->retry_left--;
+	}
+	req->rewind = true;
+	req->rewind_at = at_psn;
+	req->rewind_psn = psn;
+	return IB_WC_SUCCESS;
+}
+
+static void sroce_req_ack_timeout(struct timer_list *t)
+{
+	struct sroce_qp *qp = timer_container_of(qp, t, req.ack_timer);
+	enum ib_wc_status fail = IB_WC_SUCCESS;
+	unsigned long flags;
+	bool kick = false;
+	u32 head, pos;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	head = qp->sq.index;
+	/* Acquire pairs with the requester's release of its position. */
+	pos = smp_load_acquire(&qp->req.pos);
+	/* Nothing unanswered (any more), or an RNR wait owns the clock. */
+	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
+	    head != pos && !qp->req.rnr_wait) {
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_TIMEOUT);
+		fail = sroce_req_retry(qp, false, 0, -1);
+		kick = fail == IB_WC_SUCCESS;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (fail != IB_WC_SUCCESS)
+		sroce_qp_fail_send(qp, head, fail);
+	else if (kick)
+		sroce_req_kick(qp);
+}
+
+static void sroce_req_rnr_expired(struct timer_list *t)
+{
+	struct sroce_qp *qp = timer_container_of(qp, t, req.rnr_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->req.rnr_wait = false;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	sroce_req_kick(qp);
 }
 
 bool sroce_req_executes(u32 opcode)
@@ -78,6 +263,11 @@ static bool sroce_req_is_atomic(u32 opcode)
 {
 	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool sroce_req_rd_or_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || sroce_req_is_atomic(opcode);
 }
 
 u32 sroce_req_npsn(u32 opcode, u32 length, u32 mtu)
@@ -230,16 +420,23 @@ static u8 sroce_req_opcode(const struct sroce_swqe *w, bool first, bool last)
 	return SROCE_OPCODE(SROCE_TR_RC, op);
 }
 
-/* Hand a built packet to the network, counting the outcome. */
-static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+/* Hand a built packet (of PSN @psn) to the network, counting it. */
+static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
-	/* Loss comes back as a timeout or a NAK (the retransmission work). */
+	if (sroce_psn_before(psn, qp->req.high_psn))
+		sroce_count(sdev, SROCE_CNT_TX_RETRANSMIT);
+	else
+		qp->req.high_psn = sroce_psn_add(psn, 1);
+	sroce_tx_charge(qp, skb);
+
+	/* A packet lost here or later comes back as a timeout or a NAK. */
 	if (sroce_net_xmit(sdev, &qp->req.path, skb))
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 	else
 		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+	sroce_req_arm(qp, false);
 }
 
 /* The WQE's work is all sent: the completer may retire it from now on. */
@@ -248,13 +445,15 @@ static void sroce_req_wqe_sent(struct sroce_qp *qp, const struct sroce_swqe *w)
 	struct sroce_req *req = &qp->req;
 
 	req->psn = sroce_psn_add(w->last_psn, 1);
+	req->offset = 0;
+	req->sge = 0;
+	req->sge_off = 0;
 	/*
 	 * Before it is on the wire: its response may come back at once (on
 	 * another CPU, or from within the send for a local peer), and the
 	 * completer must find the WQE theirs.
+	 * Release: the completer reads the WQE after seeing this.
 	 */
-	req->fetched = false;
-	/* Release: the completer reads the WQE after seeing this. */
 	smp_store_release(&req->pos, (req->pos + 1) & qp->sq.mask);
 }
 
@@ -268,6 +467,7 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
 	enum sroce_op op;
+	u32 psn;
 
 	if (read)
 		op = SROCE_OP_READ_REQUEST;
@@ -281,12 +481,13 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 		return -ENOMEM;
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, SROCE_OPCODE(SROCE_TR_RC, op), false, 0,
-		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, w->first_psn, true);
+		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, qp->req.psn, true);
 	if (read) {
+		/* After a rewind, only what the completer has not placed. */
 		reth = skb_put(skb, sizeof(*reth));
-		reth->va = cpu_to_be64(w->remote_addr);
+		reth->va = cpu_to_be64(w->remote_addr + qp->req.offset);
 		reth->rkey = cpu_to_be32(w->rkey);
-		reth->dma_len = cpu_to_be32(w->length);
+		reth->dma_len = cpu_to_be32(w->length - qp->req.offset);
 	} else {
 		ateth = skb_put(skb, sizeof(*ateth));
 		ateth->va = cpu_to_be64(w->remote_addr);
@@ -294,9 +495,12 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 		ateth->swap_add = cpu_to_be64(w->swap_add);
 		ateth->compare = cpu_to_be64(w->compare);
 	}
-	atomic_inc(&qp->req.rd_atomic);
+	qp->req.rd_sent++;
+	qp->req.unacked = 0;
+	psn = qp->req.psn;
 	sroce_req_wqe_sent(qp, w);
-	sroce_req_xmit(qp, skb);
+	/* A READ's responses take PSNs too: the next request comes after. */
+	sroce_req_xmit(qp, skb, read ? sroce_psn_add(qp->req.psn, SROCE_PSN_MASK) : psn);
 	return 0;
 }
 
@@ -306,11 +510,11 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
  */
 static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
-	int out = atomic_read(&qp->req.rd_atomic);
+	int out = qp->req.rd_sent - READ_ONCE(qp->req.rd_done);
 
-	if ((w->send_flags & IB_SEND_FENCE) && out)
+	if (!qp->req.offset && (w->send_flags & IB_SEND_FENCE) && out)
 		return true;
-	if (w->opcode != IB_WR_RDMA_READ && !sroce_req_is_atomic(w->opcode))
+	if (!sroce_req_rd_or_atomic(w->opcode))
 		return false;
 	return out >= max_t(int, qp->params.max_rd_atomic, 1);
 }
@@ -322,13 +526,14 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	struct sroce_req *req = &qp->req;
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
 	u32 left = w->length - req->offset, pay = min(left, mtu), pad;
-	bool first = !req->offset, last = pay == left;
+	bool first = !req->offset, last = pay == left, ackreq;
 	struct sroce_opcode_info info;
 	struct sroce_immdt *immdt;
 	struct sroce_reth *reth;
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
 	u8 opcode;
+	u32 psn;
 	int err;
 
 	opcode = sroce_req_opcode(w, first, last);
@@ -338,9 +543,13 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	skb = sroce_net_alloc_skb(sdev, info.hdr_len + pay + pad);
 	if (!skb)
 		return -ENOMEM;
+	/* At the end, and now and then within a long message. */
+	ackreq = last || ++req->unacked >= SROCE_REQ_ACK_EVERY;
+	if (ackreq)
+		req->unacked = 0;
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, opcode, last && (w->send_flags & IB_SEND_SOLICITED),
-		       pad, SROCE_PKEY_DEFAULT, qp->params.dest_qpn, req->psn, last);
+		       pad, SROCE_PKEY_DEFAULT, qp->params.dest_qpn, req->psn, ackreq);
 	if (info.hdrs & SROCE_HDR_RETH) {
 		reth = skb_put(skb, sizeof(*reth));
 		reth->va = cpu_to_be64(w->remote_addr);
@@ -358,12 +567,68 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	}
 	skb_put_zero(skb, pad);
 	req->offset += pay;
+	psn = req->psn;
 	if (last)
 		sroce_req_wqe_sent(qp, w);
 	else
 		req->psn = sroce_psn_add(req->psn, 1);
-	sroce_req_xmit(qp, skb);
+	sroce_req_xmit(qp, skb, psn);
 	return 0;
+}
+
+/* Point the gather cursor at byte @offset of the WQE's data. */
+static void sroce_req_seek(struct sroce_req *req, const struct sroce_swqe *w,
+			   u32 offset)
+{
+	u32 i;
+
+	req->offset = offset;
+	req->sge = 0;
+	req->sge_off = 0;
+	if (w->is_inline)
+		return;
+	for (i = 0; i < w->num_sge && offset >= w->sge[i].length; i++)
+		offset -= w->sge[i].length;
+	req->sge = i;
+	req->sge_off = offset;
+}
+
+/*
+ * Go back to the first WQE not completed and send again from there: from
+ * the PSN a NAK named when it falls in that WQE, else from the first PSN
+ * not acknowledged (a READ: the first byte not placed). The WQEs after it
+ * follow from their copies. READs and atomics stepped back over are
+ * outstanding no more until sent again.
+ */
+static void sroce_req_rewind(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
+	u32 head = qp->sq.index, i, psn, k = 0;
+	struct sroce_swqe *w;
+
+	lockdep_assert_held(&qp->sq_lock);
+	req->rewind = false;
+	for (i = head; i != req->pos; i = (i + 1) & qp->sq.mask)
+		if (sroce_req_rd_or_atomic(sroce_swqe_at(qp, i)->opcode))
+			req->rd_sent--;
+	if (head == req->fetched_to)
+		return;	/* nothing sent that is not completed */
+	req->pos = head;
+	req->unacked = 0;
+	w = sroce_swqe_at(qp, head);
+	if (w->opcode == IB_WR_RDMA_READ) {
+		k = qp->comp.read_off / mtu;
+	} else if (!sroce_req_is_atomic(w->opcode)) {
+		psn = req->rewind_at ? req->rewind_psn :
+				       sroce_psn_add(qp->comp.acked_psn, 1);
+		if (!sroce_psn_before(psn, w->first_psn) &&
+		    !sroce_psn_before(w->last_psn, psn))
+			k = sroce_psn_diff(psn, w->first_psn);
+	}
+	sroce_req_seek(req, w, k * mtu);
+	req->psn = sroce_psn_add(w->first_psn, k);
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_REWIND);
 }
 
 /* One pass over the send ring. Returns: work remains (budget, memory). */
@@ -372,30 +637,39 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	unsigned int budget = SROCE_REQ_BUDGET;
 	struct sroce_swqe *w;
+	unsigned long flags;
 	int err;
 
 	while (budget--) {
 		if (READ_ONCE(qp->state) != IB_QPS_RTS)
 			return false;
+		if (READ_ONCE(req->rewind) || READ_ONCE(req->rnr_wait)) {
+			spin_lock_irqsave(&qp->sq_lock, flags);
+			if (req->rewind && !req->rnr_wait)
+				sroce_req_rewind(qp);
+			spin_unlock_irqrestore(&qp->sq_lock, flags);
+			if (READ_ONCE(req->rnr_wait))
+				return false;	/* the RNR timer kicks us */
+		}
 		/* Acquire pairs with the producer's release: the WQE is whole. */
 		if (req->pos == (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask))
 			return false;
+		if (sroce_tx_throttled(qp))
+			return false;	/* the queue's drain kicks us */
 		w = sroce_swqe_at(qp, req->pos);
-		if (!req->fetched) {
+		if (req->pos == req->fetched_to) {
 			err = sroce_req_fetch(qp, w);
 			if (err) {
 				sroce_qp_fail_send(qp, req->pos, err == -EOPNOTSUPP ?
 						   IB_WC_LOC_QP_OP_ERR : IB_WC_LOC_LEN_ERR);
 				return false;
 			}
-			req->fetched = true;
-			req->offset = 0;
-			req->sge = 0;
-			req->sge_off = 0;
+			req->fetched_to = (req->fetched_to + 1) & qp->sq.mask;
+			sroce_req_seek(req, w, 0);
 		}
-		if (!req->offset && sroce_req_must_wait(qp, w))
+		if (sroce_req_must_wait(qp, w))
 			return false;	/* the completer kicks us */
-		if (w->opcode == IB_WR_RDMA_READ || sroce_req_is_atomic(w->opcode))
+		if (sroce_req_rd_or_atomic(w->opcode))
 			err = sroce_req_rd_atomic(qp, w);
 		else
 			err = sroce_req_packet(qp, w);
@@ -459,6 +733,8 @@ int sroce_req_init(struct sroce_qp *qp)
 			    qp->cap.max_inline_data);
 
 	INIT_WORK(&req->work, sroce_req_work);
+	timer_setup(&req->ack_timer, sroce_req_ack_timeout, 0);
+	timer_setup(&req->rnr_timer, sroce_req_rnr_expired, 0);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
 	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, GFP_KERNEL);
 	return req->swqes ? 0 : -ENOMEM;

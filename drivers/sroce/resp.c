@@ -5,8 +5,8 @@
  * in PSN order:
  *
  *   PSN expected    execute; the PSN moves on; ACK when the packet asks
- *   PSN behind      a duplicate: SEND and WRITE are ACKed again, never
- *                   executed twice
+ *   PSN behind      a duplicate: SEND and WRITE are ACKed again (at the
+ *                   duplicate's PSN), never executed twice
  *   PSN ahead       a gap: one sequence error NAK, then silence until the
  *                   expected PSN comes
  *
@@ -249,6 +249,7 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
 		sroce_mr_put(mr);
 	}
 	skb_put_zero(skb, pad);
+	sroce_tx_charge(qp, skb);
 	if (sroce_net_xmit(sdev, &qp->req.path, skb))
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 	else
@@ -265,8 +266,9 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
 /*
  * Send pending responses, oldest first, at most @budget packets, then
  * the ACK that waited behind them. Returns 1 when some remain, 0 when
- * all went, -EACCES when a READ's memory went away (NAKed; the caller
- * moves the QP to ERR once the lock is dropped).
+ * all went or the QP has SROCE_TX_LIMIT queued, -EACCES when a READ's
+ * memory went away (NAKed; the caller moves the QP to ERR once the lock
+ * is dropped).
  */
 static int sroce_resp_push(struct sroce_qp *qp, unsigned int budget)
 {
@@ -286,6 +288,9 @@ static int sroce_resp_push(struct sroce_qp *qp, unsigned int budget)
 	while (resp->res_pending) {
 		if (!budget--)
 			return 1;
+		/* Not "some remain": the queue's drain kicks the work item. */
+		if (sroce_tx_throttled(qp))
+			return 0;
 		r = sroce_res_oldest(resp);
 		ret = sroce_resp_send_res(qp, r);
 		if (ret == -ENOMEM)
@@ -418,9 +423,11 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 }
 
 /*
- * A duplicate READ or atomic. An atomic is answered from the resource it
- * left (never executed twice); a READ is read again, as IBTA 9.7.5.1.2
- * has it. Returns: the responder must push responses.
+ * A duplicate READ or atomic: the requester went back to it, so the
+ * responses still pending are for requests it sends again (or no longer
+ * waits for): they are dropped, not sent twice. A READ is then read again,
+ * as IBTA 9.7.5.1.2 has it; an atomic is answered with the original value
+ * its resource kept, never executed twice. Returns: responses to push.
  */
 static bool sroce_resp_dup_rd_atomic(struct sroce_qp *qp,
 				     const struct sk_buff *skb,
@@ -431,23 +438,26 @@ static bool sroce_resp_dup_rd_atomic(struct sroce_qp *qp,
 	struct sroce_resp *resp = &qp->resp;
 	u32 psn = sroce_bth_psn(bth), i, npsn;
 	struct sroce_res *r;
+	u64 orig;
 
+	for (; resp->res_pending; resp->res_pending--)
+		sroce_res_oldest(resp)->pending = false;
 	if (info->cls == SROCE_CLASS_READ_REQ)
 		return sroce_resp_read(qp, skb, info, pay, &npsn) ==
 		       SROCE_RESP_DONE;
 	for (i = 0; i < resp->nres; i++) {
 		r = &resp->res[i];
-		if (r->kind != SROCE_RES_ATOMIC || r->pending || r->psn != psn)
+		if (r->kind != SROCE_RES_ATOMIC || r->psn != psn)
 			continue;
-		/* Behind other pending responses it would pass them. */
-		if (resp->res_pending)
-			return false;
-		r->pending = true;
-		resp->res_head = (r - resp->res + 1) % resp->nres;
-		resp->res_pending = 1;
+		/* Copied first: the slot taken may be this very one. */
+		orig = r->orig;
+		r = sroce_res_take(resp);
+		r->kind = SROCE_RES_ATOMIC;
+		r->psn = psn;
+		r->orig = orig;
 		return true;
 	}
-	return false;
+	return false;	/* too old to answer: the requester times out */
 }
 
 /* Take the receive WQE a message consumes, from the RQ or the SRQ. */
@@ -653,9 +663,12 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
 		if (info.cls == SROCE_CLASS_READ_REQ || info.cls == SROCE_CLASS_ATOMIC)
 			push = sroce_resp_dup_rd_atomic(qp, skb, &info, pay);
-		else
-			sroce_resp_ack_in_order(qp, sroce_psn_add(resp->psn,
-								  SROCE_PSN_MASK));
+		else if (last || sroce_bth_ackreq(bth))
+			/*
+			 * The duplicate's own PSN: a later one would also
+			 * cover READs whose responses may be what was lost.
+			 */
+			sroce_resp_ack_in_order(qp, psn);
 		goto out;
 	}
 	if (d > 0) {

@@ -46,6 +46,13 @@
  *	(PSN, kind or length), dropped
  * @SROCE_CNT_RX_NAK_ERROR: NAKs received for a remote error (invalid
  *	request, remote access, remote operational); each fails a send WQE
+ * @SROCE_CNT_RX_DUP_RESPONSE: responses for what was already completed
+ *	or placed (after a retransmission), dropped
+ * @SROCE_CNT_RX_IMPLIED_NAK: responses past the one awaited (IBTA's
+ *	implied NAK), each asking for a retransmission
+ * @SROCE_CNT_ACK_TIMEOUT: local ACK timeouts that led to a retransmission
+ * @SROCE_CNT_TX_REWIND: times the requester went back to send again
+ * @SROCE_CNT_TX_RETRANSMIT: request packets sent again
  * @SROCE_CNT_TX_NAK_SEQ: sequence error NAKs sent
  * @SROCE_CNT_TX_NAK_ERROR: NAKs sent for an error of the request; each
  *	puts the QP in ERR
@@ -72,6 +79,11 @@ enum sroce_counter {
 	SROCE_CNT_RX_RNR_NAK,
 	SROCE_CNT_RX_BAD_RESPONSE,
 	SROCE_CNT_RX_NAK_ERROR,
+	SROCE_CNT_RX_DUP_RESPONSE,
+	SROCE_CNT_RX_IMPLIED_NAK,
+	SROCE_CNT_ACK_TIMEOUT,
+	SROCE_CNT_TX_REWIND,
+	SROCE_CNT_TX_RETRANSMIT,
 	SROCE_CNT_TX_NAK_SEQ,
 	SROCE_CNT_TX_NAK_ERROR,
 	SROCE_CNT_TX_RNR_NAK,

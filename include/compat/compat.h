@@ -69,4 +69,9 @@
 #define kzalloc_obj(P, GFP) kzalloc(sizeof(P), GFP)
 #endif
 
+/* from_timer() became timer_container_of() in 6.16. */
+#ifndef SROCE_HAVE_TIMER_CONTAINER_OF
+#define timer_container_of from_timer
+#endif
+
 #endif /* _SROCE_COMPAT_H */

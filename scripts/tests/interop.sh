@@ -3,7 +3,8 @@
 #
 # Guest test (topology "pair"): sroce on guest a against upstream rdma_rxe
 # on guest b, same kernel, over the QEMU link: ibv_rc_pingpong validating
-# every buffer, with sroce serving and with rdma_rxe serving.
+# every buffer, the verifying program and every perftest RC test, with
+# sroce serving and with rdma_rxe serving.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
@@ -62,6 +63,25 @@ pingpong 18516 a -s 65536 -n 10 -m 1024
 pingpong 18517 b -s 4096 -n 50
 pingpong 18518 b -s 65536 -n 10 -m 1024
 pingpong 18519 b -s 1 -n 50
+
+# Every byte checked (rc_verify.py), then every perftest RC test, with
+# sroce serving and with rdma_rxe serving.
+. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
+dev=dev0 todo="needs retransmission (issue 6)"
+pair_verify "rc_verify, sroce serving" 19875 a "$g" --sizes 0,1,4097,65536 --faa 16
+pair_verify "rc_verify, rdma_rxe serving" 19876 b "$g" --sizes 0,1,4097,65536 --faa 16
+port=18600
+for server in a b; do
+	[ $server = a ] && who=sroce || who=rdma_rxe
+	for t in send write read; do
+		pair_perftest "ib_${t}_bw 64 KiB, $who serving" $port $server ib_${t}_bw -x "$g" -s 65536 -n 100
+		pair_perftest "ib_${t}_lat 64 B, $who serving" $((port + 1)) $server ib_${t}_lat -x "$g" -s 64 -n 100
+		port=$((port + 2))
+	done
+	pair_perftest "ib_atomic_bw, $who serving" $port $server ib_atomic_bw -x "$g" -n 200
+	pair_perftest "ib_atomic_lat, $who serving" $((port + 1)) $server ib_atomic_lat -x "$g" -n 100
+	port=$((port + 2))
+done
 rdma statistic show link dev0/1 | tr -s ' \n' ' ' | diag
 barrier done
 check "rdma link delete" rdma link delete dev0

@@ -3,7 +3,8 @@
 #
 # Guest test (topology "pair"): sroce on both ends of a real QEMU link:
 # the port, IP, datagrams counted on the other side, then RC traffic
-# (ibv_rc_pingpong) over IPv4 and IPv6. Each guest prints its own TAP.
+# (ibv_rc_pingpong, rc_verify.py, perftest) over IPv4 and IPv6. Each guest
+# prints its own TAP.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
@@ -74,7 +75,17 @@ pingpong() {
 pingpong "rc_pingpong IPv4 4 KiB x 50" 18515 -g "$g4" -s 4096 -n 50
 pingpong "rc_pingpong IPv6 4 KiB x 50" 18516 -g "$g6" -s 4096 -n 50
 pingpong "rc_pingpong 64 KiB x 10 (MTU 1024)" 18517 -g "$g4" -s 65536 -n 10 -m 1024
+
+# WRITE, READ, SEND and atomics with every byte checked, then perftest.
+. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
+dev=sroce0 todo=
+pair_verify "rc_verify IPv6, a serving" 19875 a "$g6" --sizes 0,1,4097,65536,1048576 --faa 16
+pair_perftest "ib_write_bw 64 KiB IPv4" 18600 a ib_write_bw -x "$g4" -s 65536 -n 100
+pair_perftest "ib_read_bw 64 KiB IPv6" 18601 b ib_read_bw -x "$g6" -s 65536 -n 100
+pair_perftest "ib_atomic_bw IPv4" 18602 a ib_atomic_bw -x "$g4" -n 200
+pair_perftest "ib_read_lat 64 B IPv4" 18603 b ib_read_lat -x "$g4" -s 64 -n 100
 check "no transmit dropped" [ "$(counter tx_drop)" = 0 ]
+check "no response unmatched" [ "$(counter rx_bad_response)" = 0 ]
 barrier done
 check "rdma link delete" rdma link delete sroce0
 tap_done
