@@ -1,9 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The demo's guest side; both guests run it (the host prefixes each line
-# with the guest's role).
+# with the guest's role): what rdma-core and iproute2 see, then RC traffic
+# between the two: ibv_rc_pingpong validating every buffer, perftest
+# WRITE and READ bandwidth, and the counters they moved.
+. "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
-case $SROCE_ROLE in a) me=1 ;; *) me=2 ;; esac
+case $SROCE_ROLE in a) me=1 peer=2 ;; *) me=2 peer=1 ;; esac
 show() { echo "\$ $*"; "$@" 2>&1; }
 
 ip link set eth0 up
@@ -26,3 +29,23 @@ while IFS=: read -r f v; do
 		"$(cat "$port/gid_attrs/ndevs/$i")"
 done
 show rdma statistic show link sroce0/1
+
+# serve_or_connect NAME COMMAND...: guest a serves, guest b connects to it.
+serve_or_connect() {
+	barrier "$1"
+	shift
+	if [ "$SROCE_ROLE" = a ]; then
+		show timeout 120 "$@"
+	else
+		sleep 2
+		show timeout 120 "$@" "192.0.2.$peer"
+	fi
+}
+g=$(grep -l "ffff:c000:020$me" "$port"/gids/* | head -n 1)
+g=${g##*/}
+echo "================ traffic (guest a serves, guest b connects) ================"
+serve_or_connect pp ibv_rc_pingpong -d sroce0 -g "$g" -s 65536 -n 100 -c
+serve_or_connect wbw ib_write_bw -d sroce0 -x "$g" -F -s 65536 -n 200
+serve_or_connect rbw ib_read_bw -d sroce0 -x "$g" -F -s 65536 -n 200
+show rdma statistic show link sroce0/1
+barrier done

@@ -29,11 +29,13 @@ g=$(gid_index)
 barrier up
 check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
 
+todo="retransmission against rdma_rxe under TCG timing (issue 6)"
 # check_todo DESCRIPTION COMMAND...: as check, but a failure is a TODO.
-# Under TCG rdma_rxe's ACK timer can expire and it retransmits; a packet
-# lost or reordered on the way then needs sroce to answer a sequence NAK,
-# which waits for retransmission (issue 6). Seen once in seven runs (6.1:
-# rxe completer_retry_err 4, sroce rx_nak_seq 1). A pass is a pass.
+# Under TCG (the debug kernel most) both drivers' ACK timers expire
+# while the other is merely slow, and each retransmits into the other;
+# sroce's side of that (issue 6) is not yet proven against rdma_rxe's. In
+# the last runs: one perftest latency run of 48 on debug hung (sroce
+# ack_timeout 113, rdma_rxe duplicate_request 6474). A pass is a pass.
 check_todo() {
 	local d=$1 out
 	shift
@@ -41,7 +43,7 @@ check_todo() {
 		ok "$d"
 	else
 		tap_n=$((tap_n + 1))
-		echo "not ok $tap_n - $d # TODO needs retransmission (issue 6)"
+		echo "not ok $tap_n - $d # TODO $todo"
 		printf '%s\n' "$out" | diag
 	fi
 }
@@ -67,20 +69,24 @@ pingpong 18519 b -s 1 -n 50
 # Every byte checked (rc_verify.py), then every perftest RC test, with
 # sroce serving and with rdma_rxe serving.
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
-dev=dev0 todo="needs retransmission (issue 6)"
+dev=dev0
 pair_verify "rc_verify, sroce serving" 19875 a "$g" --sizes 0,1,4097,65536 --faa 16
 pair_verify "rc_verify, rdma_rxe serving" 19876 b "$g" --sizes 0,1,4097,65536 --faa 16
+# Every perftest RC test on bpo; elsewhere the bandwidth ones.
+[ "$SROCE_TARGET" = bpo ] && kinds="bw lat" || kinds="bw"
 port=18600
 for server in a b; do
 	[ $server = a ] && who=sroce || who=rdma_rxe
-	for t in send write read; do
-		pair_perftest "ib_${t}_bw 64 KiB, $who serving" $port $server ib_${t}_bw -x "$g" -s 65536 -n 100
-		pair_perftest "ib_${t}_lat 64 B, $who serving" $((port + 1)) $server ib_${t}_lat -x "$g" -s 64 -n 100
-		port=$((port + 2))
+	for k in $kinds; do
+		[ $k = bw ] && size=65536 || size=64
+		for t in send write read; do
+			pair_perftest "ib_${t}_$k $size B, $who serving" $port $server \
+				ib_${t}_$k -x "$g" -s $size -n 100
+			port=$((port + 1))
+		done
+		pair_perftest "ib_atomic_$k, $who serving" $port $server ib_atomic_$k -x "$g" -n 100
+		port=$((port + 1))
 	done
-	pair_perftest "ib_atomic_bw, $who serving" $port $server ib_atomic_bw -x "$g" -n 200
-	pair_perftest "ib_atomic_lat, $who serving" $((port + 1)) $server ib_atomic_lat -x "$g" -n 100
-	port=$((port + 2))
 done
 rdma statistic show link dev0/1 | tr -s ' \n' ' ' | diag
 barrier done

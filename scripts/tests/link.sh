@@ -84,8 +84,16 @@ pair_perftest "ib_write_bw 64 KiB IPv4" 18600 a ib_write_bw -x "$g4" -s 65536 -n
 pair_perftest "ib_read_bw 64 KiB IPv6" 18601 b ib_read_bw -x "$g6" -s 65536 -n 100
 pair_perftest "ib_atomic_bw IPv4" 18602 a ib_atomic_bw -x "$g4" -n 200
 pair_perftest "ib_read_lat 64 B IPv4" 18603 b ib_read_lat -x "$g4" -s 64 -n 100
+# Jumbo frames: netdev MTU 9000 on both ends, path MTU 4096.
+barrier mtu9000
+ip link set eth0 mtu 9000
+check "MTU 9000: the port's active MTU is 4096" wait_for 10 sh -c \
+	"ibv_devinfo -d sroce0 | grep -q 'active_mtu:.*4096'"
+pair_perftest "ib_write_bw 64 KiB IPv4, MTU 9000" 18604 a ib_write_bw -x "$g4" -s 65536 -n 100
+pair_perftest "ib_read_bw 1 MiB IPv6, MTU 9000" 18605 b ib_read_bw -x "$g6" -s 1048576 -n 10
 check "no transmit dropped" [ "$(counter tx_drop)" = 0 ]
 check "no response unmatched" [ "$(counter rx_bad_response)" = 0 ]
+rdma statistic show link sroce0/1 | tr -s ' \n' ' ' | diag
 barrier done
 check "rdma link delete" rdma link delete sroce0
 tap_done

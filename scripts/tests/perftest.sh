@@ -4,8 +4,9 @@
 # Guest test (topology "one"): perftest RC traffic through sroce in
 # loopback, server and client on one device: ib_send, ib_write, ib_read
 # and ib_atomic, _bw and _lat, over the IPv4 and the IPv6 GID, at netdev
-# MTU 1500 and 9000. perftest checks its own completions (status, count);
-# the verifying program (rc_verify.py) checks the bytes.
+# MTU 1500 and 9000 (the whole matrix on bpo, one of each elsewhere).
+# perftest checks its own completions (status, count); the verifying
+# program (rc_verify.py) checks the bytes.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -32,22 +33,37 @@ pt() {
 	fi
 }
 
-for mtu in 1500 9000; do
-	ip link set veth0 mtu $mtu
-	ip link set veth1 mtu $mtu
+# The whole matrix on bpo (the kernel `make bench` measures on); on the
+# other targets one run of each operation, to keep `make check` short.
+if [ "$SROCE_TARGET" = bpo ]; then
+	for mtu in 1500 9000; do
+		ip link set veth0 mtu $mtu
+		ip link set veth1 mtu $mtu
+		sleep 1
+		pt "ib_send_bw 64 KiB, IPv4, MTU $mtu" ib_send_bw -x "$g4" -s 65536 -n 200
+		pt "ib_write_bw 64 KiB, IPv4, MTU $mtu" ib_write_bw -x "$g4" -s 65536 -n 200
+		pt "ib_read_bw 64 KiB, IPv4, MTU $mtu" ib_read_bw -x "$g4" -s 65536 -n 200
+		pt "ib_write_bw 1 MiB, IPv6, MTU $mtu" ib_write_bw -x "$g6" -s 1048576 -n 20
+		pt "ib_read_bw 1 MiB, IPv6, MTU $mtu" ib_read_bw -x "$g6" -s 1048576 -n 20
+	done
+	pt "ib_atomic_bw fetch-and-add, IPv4" ib_atomic_bw -x "$g4" -A FETCH_AND_ADD -n 500
+	pt "ib_atomic_bw compare-and-swap, IPv6" ib_atomic_bw -x "$g6" -A CMP_AND_SWAP -n 500
+	pt "ib_send_lat 64 B, IPv6" ib_send_lat -x "$g6" -s 64 -n 200
+	pt "ib_write_lat 64 B, IPv4" ib_write_lat -x "$g4" -s 64 -n 200
+	pt "ib_read_lat 64 B, IPv6" ib_read_lat -x "$g6" -s 64 -n 200
+	pt "ib_atomic_lat, IPv4" ib_atomic_lat -x "$g4" -n 200
+else
+	pt "ib_send_bw 64 KiB, IPv4, MTU 1500" ib_send_bw -x "$g4" -s 65536 -n 100
+	pt "ib_write_bw 1 MiB, IPv6, MTU 1500" ib_write_bw -x "$g6" -s 1048576 -n 10
+	pt "ib_read_bw 64 KiB, IPv4, MTU 1500" ib_read_bw -x "$g4" -s 65536 -n 100
+	ip link set veth0 mtu 9000
+	ip link set veth1 mtu 9000
 	sleep 1
-	pt "ib_send_bw 64 KiB, IPv4, MTU $mtu" ib_send_bw -x "$g4" -s 65536 -n 200
-	pt "ib_write_bw 64 KiB, IPv4, MTU $mtu" ib_write_bw -x "$g4" -s 65536 -n 200
-	pt "ib_read_bw 64 KiB, IPv4, MTU $mtu" ib_read_bw -x "$g4" -s 65536 -n 200
-	pt "ib_write_bw 1 MiB, IPv6, MTU $mtu" ib_write_bw -x "$g6" -s 1048576 -n 20
-	pt "ib_read_bw 1 MiB, IPv6, MTU $mtu" ib_read_bw -x "$g6" -s 1048576 -n 20
-done
-pt "ib_atomic_bw fetch-and-add, IPv4" ib_atomic_bw -x "$g4" -A FETCH_AND_ADD -n 500
-pt "ib_atomic_bw compare-and-swap, IPv6" ib_atomic_bw -x "$g6" -A CMP_AND_SWAP -n 500
-pt "ib_send_lat 64 B, IPv6" ib_send_lat -x "$g6" -s 64 -n 200
-pt "ib_write_lat 64 B, IPv4" ib_write_lat -x "$g4" -s 64 -n 200
-pt "ib_read_lat 64 B, IPv6" ib_read_lat -x "$g6" -s 64 -n 200
-pt "ib_atomic_lat, IPv4" ib_atomic_lat -x "$g4" -n 200
+	pt "ib_read_bw 1 MiB, IPv6, MTU 9000" ib_read_bw -x "$g6" -s 1048576 -n 10
+	pt "ib_atomic_bw fetch-and-add, IPv4" ib_atomic_bw -x "$g4" -A FETCH_AND_ADD -n 200
+	pt "ib_read_lat 64 B, IPv6" ib_read_lat -x "$g6" -s 64 -n 100
+	pt "ib_atomic_lat, IPv4" ib_atomic_lat -x "$g4" -n 100
+fi
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 check "sroce counted no unmatched response" test "$(counter rx_bad_response)" = 0
 rdma statistic show link sroce0/1 | diag
