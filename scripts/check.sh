@@ -41,12 +41,29 @@ step() {
 	return 1
 }
 
+# cores TOPOLOGY COMMAND...: run COMMAND holding a host core per guest.
+# TCG runs each guest on one host thread; the two lanes must not put more
+# guests than cores on the host, or a guest starved of CPU looks like a
+# dead peer to the other's ACK timer. "pair" takes both locks (in order),
+# "one" either.
+cores() {
+	local topo=$1 rc=0
+	shift
+	if [ "$topo" = pair ]; then
+		flock "$outdir/core0.lock" flock "$outdir/core1.lock" "$@"
+		return
+	fi
+	flock -n -E 75 "$outdir/core0.lock" "$@" || rc=$?
+	[ $rc = 75 ] || return $rc
+	flock "$outdir/core1.lock" "$@"
+}
+
 # suite TARGET TOPOLOGY NAME TIMEOUT: a guest script's TAP, plus the kernel
 # log checks of every guest and its exit code.
 suite() {
 	local t=$1 topo=$2 name=$3 tmo=$4 t0=$(date +%s) rc=0
 	echo "# $t: $name ($topo)" | tee -a "$tap"
-	"$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" --keep "$outdir/$t-$name" \
+	cores "$topo" "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" --keep "$outdir/$t-$name" \
 		"$t" "$topo" "sh \$SROCE_SRC/scripts/tests/$name.sh" >"$outdir/$t-$name.tap" 2>&1 || rc=$?
 	sed "s/^\(\[[a-z]\] \)\?\(not ok\|ok\) [0-9]* *-/\1\2 - $t\/$name:/" \
 		"$outdir/$t-$name.tap" | tee -a "$tap"
@@ -90,8 +107,8 @@ run_target() {
 
 # Two lanes: the debug kernel (as long as the other targets together)
 # beside the rest. Each guest is one host thread (TCG), so a suite of one
-# guest leaves a core idle; the lanes fill it. Guests share nothing but
-# the read-only trees.
+# guest leaves a core idle; the lanes fill it, a core each (cores()).
+# Guests share nothing but the read-only trees.
 lane1= lane2=
 for t in $targets; do
 	if [ "$t" = debug ]; then lane2="$lane2 $t"; else lane1="$lane1 $t"; fi
