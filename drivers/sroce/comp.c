@@ -41,18 +41,6 @@ struct sroce_comp_out {
 	enum ib_wc_status fail;	/* IB_WC_SUCCESS, or the head WQE's error */
 };
 
-static struct sroce_swqe *sroce_comp_swqe(struct sroce_qp *qp, u32 idx)
-{
-	return (struct sroce_swqe *)(qp->req.swqes + (size_t)idx * qp->req.stride);
-}
-
-static bool sroce_comp_rd_atomic(const struct sroce_swqe *w)
-{
-	return w->opcode == IB_WR_RDMA_READ ||
-	       w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* Complete the WQE at the head of the ring and give its slot back. */
 static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 			    struct sroce_comp_out *out)
@@ -68,7 +56,7 @@ static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (qp->sig_all || (w->send_flags & IB_SEND_SIGNALED))
 		out->notify |= sroce_cq_add(qp->ibqp.send_cq, &wc,
 					    qp->ibqp.qp_num, false) > 0;
-	if (sroce_comp_rd_atomic(w)) {
+	if (sroce_wr_rd_atomic(w->opcode)) {
 		/* The requester reads it locklessly to pace READs. */
 		WRITE_ONCE(qp->req.rd_done, qp->req.rd_done + 1);
 		out->kick = true;
@@ -96,8 +84,8 @@ static struct sroce_swqe *sroce_comp_retire(struct sroce_qp *qp, u32 psn,
 	/* Acquire pairs with the requester's release of its position. */
 	pos = smp_load_acquire(&qp->req.pos);
 	while (qp->sq.index != pos) {
-		w = sroce_comp_swqe(qp, qp->sq.index);
-		if (sroce_comp_rd_atomic(w))
+		w = sroce_req_swqe(&qp->req, qp->sq.index);
+		if (sroce_wr_rd_atomic(w->opcode))
 			return w;
 		if (before_only ? !sroce_psn_before(w->last_psn, psn) :
 				  sroce_psn_before(psn, w->last_psn))
@@ -205,7 +193,7 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
 		return true;
 	}
-	if (w->first_psn != psn || !sroce_comp_rd_atomic(w)) {
+	if (w->first_psn != psn || !sroce_wr_rd_atomic(w->opcode)) {
 		sroce_comp_gap(qp, out);
 		return true;
 	}
@@ -254,7 +242,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			out->progress = true;
 		}
 		/* Past a READ or atomic with no response: lost on the way. */
-		if (w && sroce_comp_rd_atomic(w) &&
+		if (w && sroce_wr_rd_atomic(w->opcode) &&
 		    !sroce_psn_before(psn, w->first_psn) &&
 		    sroce_psn_before(psn, READ_ONCE(qp->req.psn)))
 			sroce_comp_gap(qp, out);

@@ -275,6 +275,35 @@ void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_tx_throttled(struct sroce_qp *qp);
 
 /**
+ * sroce_wr_rd_atomic() - whether a send opcode is an RDMA READ or atomic
+ * @opcode: IB_WR_*
+ *
+ * Those are answered by their own responses and count against
+ * max_rd_atomic.
+ *
+ * Context: any.
+ * Return: true for RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD.
+ */
+static inline bool sroce_wr_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/**
+ * sroce_req_swqe() - the requester's copy of the WQE in a send ring slot
+ * @req: the requester
+ * @idx: the slot's index
+ *
+ * Context: any.
+ * Return: the copy (meaningful once fetched).
+ */
+static inline struct sroce_swqe *sroce_req_swqe(struct sroce_req *req, u32 idx)
+{
+	return (struct sroce_swqe *)(req->swqes + (size_t)idx * req->stride);
+}
+
+/**
  * sroce_req_init() - prepare the requester of a new QP
  * @qp: the QP, its send ring made
  *

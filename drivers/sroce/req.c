@@ -44,11 +44,6 @@
 /* Packets within a message between two that ask for an ACK. */
 #define SROCE_REQ_ACK_EVERY	64
 
-static struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 idx)
-{
-	return (struct sroce_swqe *)(qp->req.swqes + (size_t)idx * qp->req.stride);
-}
-
 void sroce_req_free(struct sroce_qp *qp)
 {
 	/* Timers first: shut down, they cannot be armed or kick again. */
@@ -263,11 +258,6 @@ static bool sroce_req_is_atomic(u32 opcode)
 {
 	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool sroce_req_rd_or_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || sroce_req_is_atomic(opcode);
 }
 
 u32 sroce_req_npsn(u32 opcode, u32 length, u32 mtu)
@@ -514,7 +504,7 @@ static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
 
 	if (!qp->req.offset && (w->send_flags & IB_SEND_FENCE) && out)
 		return true;
-	if (!sroce_req_rd_or_atomic(w->opcode))
+	if (!sroce_wr_rd_atomic(w->opcode))
 		return false;
 	return out >= max_t(int, qp->params.max_rd_atomic, 1);
 }
@@ -610,13 +600,13 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->sq_lock);
 	req->rewind = false;
 	for (i = head; i != req->pos; i = (i + 1) & qp->sq.mask)
-		if (sroce_req_rd_or_atomic(sroce_swqe_at(qp, i)->opcode))
+		if (sroce_wr_rd_atomic(sroce_req_swqe(&qp->req, i)->opcode))
 			req->rd_sent--;
 	if (head == req->fetched_to)
 		return;	/* nothing sent that is not completed */
 	req->pos = head;
 	req->unacked = 0;
-	w = sroce_swqe_at(qp, head);
+	w = sroce_req_swqe(&qp->req, head);
 	if (w->opcode == IB_WR_RDMA_READ) {
 		k = qp->comp.read_off / mtu;
 	} else if (!sroce_req_is_atomic(w->opcode)) {
@@ -656,7 +646,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			return false;
 		if (sroce_tx_throttled(qp))
 			return false;	/* the queue's drain kicks us */
-		w = sroce_swqe_at(qp, req->pos);
+		w = sroce_req_swqe(&qp->req, req->pos);
 		if (req->pos == req->fetched_to) {
 			err = sroce_req_fetch(qp, w);
 			if (err) {
@@ -669,7 +659,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 		}
 		if (sroce_req_must_wait(qp, w))
 			return false;	/* the completer kicks us */
-		if (sroce_req_rd_or_atomic(w->opcode))
+		if (sroce_wr_rd_atomic(w->opcode))
 			err = sroce_req_rd_atomic(qp, w);
 		else
 			err = sroce_req_packet(qp, w);
