@@ -224,6 +224,23 @@ static enum ib_wc_status sroce_comp_nak_status(u8 code)
 	}
 }
 
+/*
+ * Everything up to @psn arrived, though the head WQE is not done: progress
+ * all the same, even while that WQE is still being sent (a message of many
+ * packets may take several rounds of loss to get through, and each round
+ * that moves forward must reset the retry counts). A PSN not yet sent
+ * acknowledges nothing.
+ */
+static void sroce_comp_acked_to(struct sroce_qp *qp, u32 psn,
+				struct sroce_comp_out *out)
+{
+	if (sroce_psn_before(qp->comp.acked_psn, psn) &&
+	    sroce_psn_before(psn, READ_ONCE(qp->req.psn))) {
+		qp->comp.acked_psn = psn;
+		out->progress = true;
+	}
+}
+
 /* An ACK or NAK packet. Returns: whether it matched the send queue. */
 static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			   struct sroce_comp_out *out)
@@ -235,12 +252,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
 		w = sroce_comp_retire(qp, psn, false, out);
-		/* Acknowledged within the head WQE: progress all the same. */
-		if (w && sroce_psn_before(qp->comp.acked_psn, psn) &&
-		    sroce_psn_before(psn, READ_ONCE(qp->req.psn))) {
-			qp->comp.acked_psn = psn;
-			out->progress = true;
-		}
+		sroce_comp_acked_to(qp, psn, out);
 		/* Past a READ or atomic with no response: lost on the way. */
 		if (w && sroce_wr_rd_atomic(w->opcode) &&
 		    !sroce_psn_before(psn, w->first_psn) &&
@@ -250,6 +262,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	case SROCE_AETH_NAK:
 		/* What came before the NAKed PSN was executed. */
 		sroce_comp_retire(qp, psn, true, out);
+		sroce_comp_acked_to(qp, sroce_psn_add(psn, SROCE_PSN_MASK), out);
 		if (code == SROCE_NAK_PSN_SEQ_ERR) {
 			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
 			out->fail = sroce_req_retry(qp, true, psn, -1);
@@ -262,6 +275,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	case SROCE_AETH_RNR_NAK:
 		sroce_count(sdev, SROCE_CNT_RX_RNR_NAK);
 		sroce_comp_retire(qp, psn, true, out);
+		sroce_comp_acked_to(qp, sroce_psn_add(psn, SROCE_PSN_MASK), out);
 		out->fail = sroce_req_retry(qp, true, psn, code);
 		return true;
 	default:
