@@ -345,7 +345,7 @@ def client(a):
         'FETCH_AND_ADD originals form one serial order', 'originals %s' % origs[:8])
 
     # COMPARE_AND_SWAP: a chain that succeeds, then one that must not swap.
-    ok, v, why = True, final, ''
+    v, why = final, ''
     for k in range(16):
         q = k % a.qps
         wr = SendWR(wr_id=k, opcode=e.IBV_WR_ATOMIC_CMP_AND_SWP, num_sge=1,

@@ -5,7 +5,8 @@
 # ends on one device: ibv_rc_pingpong (SEND/RECV) validating every buffer,
 # over the IPv4 and the IPv6 GID, several sizes, polling and events; then
 # the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
-# requests that must fail (traffic_neg.py).
+# requests that must fail (traffic_neg.py) and the retry limits
+# (traffic_retry.py: RNR, ACK timeouts, timers at destroy).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -54,6 +55,12 @@ timeout 300 python3 "$SROCE_SRC/scripts/tests/traffic_neg.py" sroce0 "$g4" \
 	>/tmp/neg.tap 2>&1 || rc=$?
 tap_relay /tmp/neg.tap
 if [ $rc = 0 ]; then ok "traffic_neg.py exited 0"; else not_ok "traffic_neg.py exited $rc"; fi
+# Retry limits: RNR waits and exhaustion, ACK timeouts and their bound.
+rc=0
+timeout 300 python3 "$SROCE_SRC/scripts/tests/traffic_retry.py" sroce0 "$g4" \
+	>/tmp/retry.tap 2>&1 || rc=$?
+tap_relay /tmp/retry.tap
+if [ $rc = 0 ]; then ok "traffic_retry.py exited 0"; else not_ok "traffic_retry.py exited $rc"; fi
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 rdma statistic show link sroce0/1 | diag
 rdma link delete sroce0

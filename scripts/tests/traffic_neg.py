@@ -6,41 +6,24 @@ state and completions of the responder, the WR behind the failing one
 flushed, the NAK counters moved by one. Prints TAP.
 
 Usage: traffic_neg.py DEV GID_INDEX"""
-import re
-import subprocess
 import sys
-import time
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+import rdmatest
+from rdmatest import REMOTE, poll, state
+
 DEV, GIDX = sys.argv[1], int(sys.argv[2])
-REMOTE = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-          e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 SIZE = 8192
-n = 0
-failed = 0
-
-
-def tap(ok, desc, why=''):
-    global n, failed
-    n += 1
-    failed += not ok
-    print('%s %d - %s' % ('ok' if ok else 'not ok', n, desc), flush=True)
-    if not ok and why:
-        print('# ' + why, flush=True)
+tap = rdmatest.Tap()
 
 
 def counters():
-    out = subprocess.run(['rdma', 'statistic', 'show', 'link', DEV + '/1'],
-                         capture_output=True, text=True, check=True).stdout
-    return {k: int(v) for k, v in re.findall(r'((?:rx|tx)_\w+) (\d+)', out)}
+    return rdmatest.counters(DEV)
 
 
 ctx = Context(name=DEV)
@@ -53,56 +36,7 @@ no_atomic = MR(pd, SIZE, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE)
 
 
 def rc_pair(b_access=REMOTE):
-    """QP a (requester) and b (responder), connected, each on its CQ."""
-    qps = []
-    for _ in range(2):
-        cq = CQ(ctx, 16)
-        qps.append((QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
-                                      cap=QPCap(max_send_wr=8, max_recv_wr=8))), cq))
-    for (qp, _), (peer, _), access in ((qps[0], qps[1], REMOTE), (qps[1], qps[0], b_access)):
-        qa = QPAttr()
-        qa.qp_state = e.IBV_QPS_INIT
-        qa.pkey_index = 0
-        qa.port_num = 1
-        qa.qp_access_flags = access
-        qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-                  e.IBV_QP_ACCESS_FLAGS)
-        qa = QPAttr()
-        qa.qp_state = e.IBV_QPS_RTR
-        qa.path_mtu = e.IBV_MTU_1024
-        qa.dest_qp_num = peer.qp_num
-        qa.rq_psn = 100
-        qa.max_dest_rd_atomic = 2
-        qa.min_rnr_timer = 12
-        qa.ah_attr = AHAttr(port_num=1, is_global=1,
-                            gr=GlobalRoute(dgid=gid, sgid_index=GIDX, hop_limit=64))
-        qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-                  e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
-                  e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-        qa = QPAttr()
-        qa.qp_state = e.IBV_QPS_RTS
-        qa.sq_psn = 100
-        qa.timeout = 14
-        qa.retry_cnt = 7
-        qa.rnr_retry = 7
-        qa.max_rd_atomic = 2
-        qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-                  e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-                  e.IBV_QP_MAX_QP_RD_ATOMIC)
-    return qps
-
-
-def poll(cq, want, timeout=20):
-    got = []
-    end = time.monotonic() + timeout
-    while len(got) < want and time.monotonic() < end:
-        k, wcs = cq.poll(want - len(got))
-        got += wcs[:k]
-    return got
-
-
-def state(qp):
-    return qp.query(e.IBV_QP_STATE)[0].qp_state
+    return rdmatest.rc_pair(ctx, pd, gid, GIDX, b_access)
 
 
 def case(desc, wr, a_status, remote_error=True, b_recv=None, b_len=64,
@@ -193,5 +127,4 @@ case('READ into a local MR without LOCAL_WRITE', rdma(R, ro.buf, 64, ro.lkey, mr
      e.IBV_WC_LOC_PROT_ERR, remote_error=False)
 case('WRITE from a wrong lkey', rdma(W, mr.buf, 64, mr.lkey ^ 0x100, mr.buf, mr.rkey),
      e.IBV_WC_LOC_PROT_ERR, remote_error=False)
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+sys.exit(tap.done())
