@@ -26,5 +26,6 @@ probe SROCE_HAVE_RESIZE_USER_CQ rdma/ib_verbs.h 'int(*resize_user_cq)(structib_c
 probe SROCE_HAVE_UMEM_GET_VA rdma/ib_umem.h 'staticinlinestructib_umem*ib_umem_get_va('
 probe SROCE_HAVE_KZALLOC_OBJ linux/slab.h '#definekzalloc_obj('
 probe SROCE_HAVE_TIMER_CONTAINER_OF linux/timer.h '#definetimer_container_of('
+probe SROCE_HAVE_HRTIMER_SETUP linux/hrtimer.h 'externvoidhrtimer_setup(structhrtimer*timer,'
 probe SROCE_HAVE_WQ_BH linux/workqueue.h 'WQ_BH=1<<0'
 echo

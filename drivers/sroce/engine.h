@@ -7,6 +7,7 @@
 #ifndef _SROCE_ENGINE_H
 #define _SROCE_ENGINE_H
 
+#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -93,7 +94,11 @@ enum {
  *	progress
  * @rnr_left: RNR retries left (ignored when rnr_retry is 7); reset by
  *	progress
- * @ack_timer: the local ACK timeout, pending while packets are unanswered
+ * @timers_off: the QP is going away: @ack_timer does nothing (under sq_lock)
+ * @ack_timer: the local ACK timeout, pending while packets are unanswered;
+ *	an hrtimer, because IBTA bounds the time to RETRY_EXC_ERR by
+ *	(retry_cnt + 1) timeouts and the timer wheel's slack at these
+ *	periods is up to an eighth
  * @rnr_timer: the RNR NAK's wait
  * @path: where packets go, set on entering RTR
  *
@@ -121,7 +126,8 @@ struct sroce_req {
 	bool rnr_wait;
 	u8 retry_left;
 	u8 rnr_left;
-	struct timer_list ack_timer;
+	bool timers_off;
+	struct hrtimer ack_timer;
 	struct timer_list rnr_timer;
 	struct sroce_path path;
 };
@@ -435,6 +441,49 @@ void sroce_req_reset(struct sroce_qp *qp);
  * Context: softirq.
  */
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb);
+
+/**
+ * enum sroce_psn_verdict - what the responder does with a request, by PSN
+ * @SROCE_PSN_EXECUTE: the PSN expected: execute the request
+ * @SROCE_PSN_NAK_SEQ: ahead of it, the first packet past a gap: NAK
+ *	"PSN sequence error" at the PSN expected
+ * @SROCE_PSN_SILENT: ahead of it, a gap already NAKed: drop
+ * @SROCE_PSN_DUP_ACK: behind it, a SEND or WRITE packet that wants an
+ *	ACK (AckReq or the last of its message): ACK it at its own PSN
+ * @SROCE_PSN_DUP_DROP: behind it, a SEND or WRITE packet that does not:
+ *	drop
+ * @SROCE_PSN_DUP_READ: behind it, an RDMA READ request: respond again
+ * @SROCE_PSN_DUP_ATOMIC: behind it, an atomic: answer from its saved
+ *	result, never execute it twice
+ *
+ * "Behind" is the half of the PSN space before the PSN expected (IBTA
+ * 9.7.5.1.2, the duplicate region); "ahead" the other half. A duplicate
+ * never executes again, and nothing ahead is placed.
+ */
+enum sroce_psn_verdict {
+	SROCE_PSN_EXECUTE,
+	SROCE_PSN_NAK_SEQ,
+	SROCE_PSN_SILENT,
+	SROCE_PSN_DUP_ACK,
+	SROCE_PSN_DUP_DROP,
+	SROCE_PSN_DUP_READ,
+	SROCE_PSN_DUP_ATOMIC,
+};
+
+/**
+ * sroce_resp_psn_verdict() - the responder's decision table, by PSN
+ * @psn: the request packet's PSN
+ * @expected: the PSN the responder expects next
+ * @nak_sent: a sequence error NAK went out for the current gap
+ * @cls: the packet's class (SEND, WRITE, READ request or atomic)
+ * @ack_wanted: AckReq is set or the packet ends its message
+ *
+ * Return: the verdict (no side effect).
+ */
+enum sroce_psn_verdict sroce_resp_psn_verdict(u32 psn, u32 expected,
+					      bool nak_sent,
+					      enum sroce_op_class cls,
+					      bool ack_wanted);
 
 /**
  * sroce_resp_reset() - forget the responder resources (entering RTR or

@@ -46,10 +46,20 @@
 
 void sroce_req_free(struct sroce_qp *qp)
 {
-	/* Timers first: shut down, they cannot be armed or kick again. */
-	timer_shutdown_sync(&qp->req.ack_timer);
+	unsigned long flags;
+
+	/*
+	 * Timers first, so they cannot kick the requester again: the RNR
+	 * timer shut down, the ACK timer told to do nothing. Then the
+	 * requester stops, and what its last run armed is cancelled.
+	 */
 	timer_shutdown_sync(&qp->req.rnr_timer);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	qp->req.timers_off = true;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	hrtimer_cancel(&qp->req.ack_timer);
 	sroce_req_stop(qp);
+	hrtimer_cancel(&qp->req.ack_timer);
 	kvfree(qp->req.swqes);
 }
 
@@ -95,7 +105,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
-	timer_delete_sync(&req->ack_timer);
+	hrtimer_cancel(&req->ack_timer);
 	timer_delete_sync(&req->rnr_timer);
 	req->pos = qp->sq.index;
 	req->fetched_to = qp->sq.index;
@@ -149,12 +159,12 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_ack_timeout_usecs);
 
 void sroce_req_arm(struct sroce_qp *qp, bool restart)
 {
-	struct timer_list *t = &qp->req.ack_timer;
+	struct hrtimer *t = &qp->req.ack_timer;
 	u64 us = sroce_ack_timeout_usecs(qp->params.timeout);
 
-	if (!us || (!restart && timer_pending(t)))
+	if (!us || (!restart && hrtimer_is_queued(t)))
 		return;
-	mod_timer(t, jiffies + max_t(unsigned long, 1, usecs_to_jiffies(us)));
+	hrtimer_start(t, ns_to_ktime(us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
 }
 
 void sroce_req_progress(struct sroce_qp *qp)
@@ -167,7 +177,7 @@ void sroce_req_progress(struct sroce_qp *qp)
 	qp->comp.gap_set = false;
 	/* Acquire pairs with the requester's release of its position. */
 	if (qp->sq.index == smp_load_acquire(&req->pos))
-		timer_delete(&req->ack_timer);
+		hrtimer_try_to_cancel(&req->ack_timer);
 	else
 		sroce_req_arm(qp, true);
 }
@@ -186,7 +196,7 @@ enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
 			req->rnr_left--;
 		}
 		req->rnr_wait = true;
-		timer_delete(&req->ack_timer);
+		hrtimer_try_to_cancel(&req->ack_timer);
 		mod_timer(&req->rnr_timer, jiffies +
 			  max_t(unsigned long, 1,
 				usecs_to_jiffies(sroce_rnr_timer_usecs(rnr_code))));
@@ -201,9 +211,9 @@ enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
 	return IB_WC_SUCCESS;
 }
 
-static void sroce_req_ack_timeout(struct timer_list *t)
+static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 {
-	struct sroce_qp *qp = timer_container_of(qp, t, req.ack_timer);
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, req.ack_timer);
 	enum ib_wc_status fail = IB_WC_SUCCESS;
 	unsigned long flags;
 	bool kick = false;
@@ -215,16 +225,23 @@ static void sroce_req_ack_timeout(struct timer_list *t)
 	pos = smp_load_acquire(&qp->req.pos);
 	/* Nothing unanswered (any more), or an RNR wait owns the clock. */
 	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
-	    head != pos && !qp->req.rnr_wait) {
+	    head != pos && !qp->req.rnr_wait && !qp->req.timers_off) {
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_TIMEOUT);
 		fail = sroce_req_retry(qp, false, 0, -1);
 		kick = fail == IB_WC_SUCCESS;
+		/*
+		 * The next round starts now, not when the requester gets to
+		 * send again: retry_cnt + 1 timeouts take that many periods.
+		 */
+		if (kick)
+			sroce_req_arm(qp, true);
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (fail != IB_WC_SUCCESS)
 		sroce_qp_fail_send(qp, head, fail);
 	else if (kick)
 		sroce_req_kick(qp);
+	return HRTIMER_NORESTART;
 }
 
 static void sroce_req_rnr_expired(struct timer_list *t)
@@ -723,7 +740,8 @@ int sroce_req_init(struct sroce_qp *qp)
 			    qp->cap.max_inline_data);
 
 	INIT_WORK(&req->work, sroce_req_work);
-	timer_setup(&req->ack_timer, sroce_req_ack_timeout, 0);
+	hrtimer_setup(&req->ack_timer, sroce_req_ack_timeout, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 	timer_setup(&req->rnr_timer, sroce_req_rnr_expired, 0);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
 	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, GFP_KERNEL);

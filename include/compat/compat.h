@@ -74,4 +74,18 @@
 #define timer_container_of from_timer
 #endif
 
+/*
+ * hrtimer_init() and a separate ->function became hrtimer_setup() in 6.13.
+ * A macro: this header comes before any other, and must include nothing.
+ */
+#ifndef SROCE_HAVE_HRTIMER_SETUP
+#define hrtimer_setup(timer, fn, clock, mode)			\
+	do {							\
+		struct hrtimer *sroce_timer_ = (timer);		\
+								\
+		hrtimer_init(sroce_timer_, (clock), (mode));	\
+		sroce_timer_->function = (fn);			\
+	} while (0)
+#endif
+
 #endif /* _SROCE_COMPAT_H */
