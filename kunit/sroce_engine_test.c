@@ -4,7 +4,8 @@
  * (the requester's and the responder's count must agree, or the next
  * request looks like a gap), and the atomic operations' arithmetic,
  * including wrap-around and a compare that fails; the RNR NAK timer codes
- * and the local ACK timeout.
+ * and the local ACK timeout; the responder's decision table by PSN (in
+ * order, ahead, behind, far behind, across the wrap).
  */
 #include <kunit/test.h>
 
@@ -90,8 +91,55 @@ static void ack_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_ack_timeout_usecs(31), 8796093023ULL);
 }
 
+static void psn_verdict_test(struct kunit *test)
+{
+	static const struct {
+		u32 psn, expected;
+		bool nak_sent;
+		enum sroce_op_class cls;
+		bool ack_wanted;
+		enum sroce_psn_verdict v;
+	} cases[] = {
+		/* In order, whatever the class; also across the wrap. */
+		{ 100, 100, false, SROCE_CLASS_SEND, false, SROCE_PSN_EXECUTE },
+		{ 100, 100, true, SROCE_CLASS_WRITE, true, SROCE_PSN_EXECUTE },
+		{ 0xffffff, 0xffffff, false, SROCE_CLASS_READ_REQ, true, SROCE_PSN_EXECUTE },
+		/* Ahead: NAK the first of a gap, then silence. */
+		{ 101, 100, false, SROCE_CLASS_SEND, false, SROCE_PSN_NAK_SEQ },
+		{ 101, 100, true, SROCE_CLASS_SEND, false, SROCE_PSN_SILENT },
+		{ 2, 0xfffffe, false, SROCE_CLASS_WRITE, true, SROCE_PSN_NAK_SEQ },
+		{ 100 + 0x7fffff, 100, false, SROCE_CLASS_ATOMIC, true, SROCE_PSN_NAK_SEQ },
+		{ 100 + 0x7fffff, 100, true, SROCE_CLASS_READ_REQ, true, SROCE_PSN_SILENT },
+		/* Behind by one: a duplicate, by class. */
+		{ 99, 100, false, SROCE_CLASS_SEND, true, SROCE_PSN_DUP_ACK },
+		{ 99, 100, false, SROCE_CLASS_SEND, false, SROCE_PSN_DUP_DROP },
+		{ 99, 100, true, SROCE_CLASS_WRITE, true, SROCE_PSN_DUP_ACK },
+		{ 99, 100, false, SROCE_CLASS_WRITE, false, SROCE_PSN_DUP_DROP },
+		{ 99, 100, false, SROCE_CLASS_READ_REQ, true, SROCE_PSN_DUP_READ },
+		{ 99, 100, false, SROCE_CLASS_ATOMIC, true, SROCE_PSN_DUP_ATOMIC },
+		/* Behind across the wrap. */
+		{ 0xffffff, 0, false, SROCE_CLASS_WRITE, true, SROCE_PSN_DUP_ACK },
+		{ 0xfffff0, 5, false, SROCE_CLASS_ATOMIC, true, SROCE_PSN_DUP_ATOMIC },
+		/* Far behind: half the PSN space back is still a duplicate. */
+		{ 100 + 0x800000, 100, false, SROCE_CLASS_READ_REQ, true, SROCE_PSN_DUP_READ },
+		{ 100 + 0x800000, 100, false, SROCE_CLASS_SEND, false, SROCE_PSN_DUP_DROP },
+		{ 0x800000, 0, true, SROCE_CLASS_WRITE, true, SROCE_PSN_DUP_ACK },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_resp_psn_verdict(cases[i].psn,
+							   cases[i].expected,
+							   cases[i].nak_sent,
+							   cases[i].cls,
+							   cases[i].ack_wanted),
+				    cases[i].v, "case %u", i);
+}
+
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
+	KUNIT_CASE(psn_verdict_test),
 	KUNIT_CASE(rnr_timer_test),
 	KUNIT_CASE(ack_timeout_test),
 	KUNIT_CASE(atomic_fetch_add_test),

@@ -22,7 +22,7 @@
  * the requester to send again (sroce_req_retry()); each counts against
  * the retry counts, which any progress resets. A response behind what is
  * expected is a duplicate, dropped and counted; one that matches nothing
- * (wrong kind, bad length) is dropped as bad.
+ * (wrong kind, bad length, a PSN never sent) is dropped as bad.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -299,6 +299,9 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		ok = true;	/* counted as received; nothing to complete */
+	} else if (!sroce_psn_before(sroce_bth_psn(bth),
+				     READ_ONCE(qp->req.high_psn))) {
+		ok = false;	/* it answers a PSN never sent */
 	} else if (info.cls == SROCE_CLASS_READ_RESP) {
 		ok = sroce_comp_read_resp(qp, skb, &info, &out);
 	} else if (info.cls == SROCE_CLASS_ATOMIC_ACK) {

@@ -637,6 +637,32 @@ static u8 sroce_resp_nak(enum sroce_resp_verdict v)
 	}
 }
 
+enum sroce_psn_verdict sroce_resp_psn_verdict(u32 psn, u32 expected,
+					      bool nak_sent,
+					      enum sroce_op_class cls,
+					      bool ack_wanted)
+{
+	s32 d = sroce_psn_diff(psn, expected);
+
+	if (!d)
+		return SROCE_PSN_EXECUTE;
+	if (d > 0)
+		return nak_sent ? SROCE_PSN_SILENT : SROCE_PSN_NAK_SEQ;
+	switch (cls) {
+	case SROCE_CLASS_READ_REQ:
+		return SROCE_PSN_DUP_READ;
+	case SROCE_CLASS_ATOMIC:
+		return SROCE_PSN_DUP_ATOMIC;
+	default:
+		/*
+		 * ACKed at the duplicate's own PSN: a later one would also
+		 * cover READs whose responses may be what was lost.
+		 */
+		return ack_wanted ? SROCE_PSN_DUP_ACK : SROCE_PSN_DUP_DROP;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_resp_psn_verdict);
+
 void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
@@ -649,7 +675,6 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	bool notify = false, last, push = false;
 	u32 npsn = 1;
 	int ret;
-	s32 d;
 
 	if (!sroce_opcode_decode(bth->opcode, &info))
 		return;
@@ -657,26 +682,29 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	last = info.pos == SROCE_POS_LAST || info.pos == SROCE_POS_ONLY;
 
 	spin_lock(&resp->lock);
-	d = sroce_psn_diff(psn, resp->psn);
-	if (d < 0) {
-		/* Executed before: say so again (its ACK may have been lost). */
-		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
-		if (info.cls == SROCE_CLASS_READ_REQ || info.cls == SROCE_CLASS_ATOMIC)
-			push = sroce_resp_dup_rd_atomic(qp, skb, &info, pay);
-		else if (last || sroce_bth_ackreq(bth))
-			/*
-			 * The duplicate's own PSN: a later one would also
-			 * cover READs whose responses may be what was lost.
-			 */
-			sroce_resp_ack_in_order(qp, psn);
-		goto out;
-	}
-	if (d > 0) {
-		if (!resp->nak_sent)
-			sroce_resp_ack(qp, resp->psn,
-				       SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
+	switch (sroce_resp_psn_verdict(psn, resp->psn, resp->nak_sent, info.cls,
+				       last || sroce_bth_ackreq(bth))) {
+	case SROCE_PSN_EXECUTE:
+		break;
+	case SROCE_PSN_NAK_SEQ:
+		sroce_resp_ack(qp, resp->psn,
+			       SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
 		resp->nak_sent = true;
+		fallthrough;
+	case SROCE_PSN_SILENT:
 		sroce_count(sdev, SROCE_CNT_RX_SEQ_GAP);
+		goto out;
+	case SROCE_PSN_DUP_READ:
+	case SROCE_PSN_DUP_ATOMIC:
+		/* Executed before: answer again (the answer may be lost). */
+		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
+		push = sroce_resp_dup_rd_atomic(qp, skb, &info, pay);
+		goto out;
+	case SROCE_PSN_DUP_ACK:
+		sroce_resp_ack_in_order(qp, psn);
+		fallthrough;
+	case SROCE_PSN_DUP_DROP:
+		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
 		goto out;
 	}
 	resp->nak_sent = false;
