@@ -5,7 +5,8 @@
  * request looks like a gap), and the atomic operations' arithmetic,
  * including wrap-around and a compare that fails; the RNR NAK timer codes
  * and the local ACK timeout; the responder's decision table by PSN (in
- * order, ahead, behind, far behind, across the wrap).
+ * order, ahead, behind, far behind, across the wrap); the requester's
+ * window.
  */
 #include <kunit/test.h>
 
@@ -137,9 +138,45 @@ static void psn_verdict_test(struct kunit *test)
 				    cases[i].v, "case %u", i);
 }
 
+static void window_test(struct kunit *test)
+{
+	static const struct {
+		u32 psn, acked, n, window;
+		bool open;
+	} cases[] = {
+		/* Nothing outstanding: anything goes, a huge READ too. */
+		{ 100, 99, 1, 128, true },
+		{ 100, 99, 1024, 128, true },
+		{ 0, 0xffffff, 2048, 32, true },
+		/* Up to the window's edge, and not one PSN past it. */
+		{ 227, 99, 1, 128, true },
+		{ 228, 99, 1, 128, false },
+		{ 200, 99, 28, 128, true },
+		{ 200, 99, 29, 128, false },
+		/* Across the wrap. */
+		{ 0x7e, 0xffffff, 1, 128, true },
+		{ 0x80, 0xffffff, 1, 128, false },
+		/* After a rewind the next PSN may be the first unacknowledged. */
+		{ 500, 499, 64, 16, true },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_req_window_open(cases[i].psn, cases[i].acked,
+							  cases[i].n, cases[i].window),
+				    cases[i].open, "case %u", i);
+	KUNIT_EXPECT_EQ(test, sroce_req_window(1024), 128U);
+	KUNIT_EXPECT_EQ(test, sroce_req_window(4096), 32U);
+	KUNIT_EXPECT_EQ(test, sroce_req_window(256), 512U);
+	/* A small limit over a large MTU still leaves a usable window. */
+	KUNIT_EXPECT_GE(test, sroce_req_window(1U << 20), 16U);
+}
+
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
 	KUNIT_CASE(psn_verdict_test),
+	KUNIT_CASE(window_test),
 	KUNIT_CASE(rnr_timer_test),
 	KUNIT_CASE(ack_timeout_test),
 	KUNIT_CASE(atomic_fetch_add_test),

@@ -62,8 +62,9 @@ static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 		out->kick = true;
 	}
 	qp->comp.read_off = 0;
+	/* The requester reads it locklessly for its window. */
 	if (sroce_psn_before(qp->comp.acked_psn, w->last_psn))
-		qp->comp.acked_psn = w->last_psn;
+		WRITE_ONCE(qp->comp.acked_psn, w->last_psn);
 	out->progress = true;
 	sroce_queue_advance(&qp->sq);
 }
@@ -107,6 +108,23 @@ static void sroce_comp_gap(struct sroce_qp *qp, struct sroce_comp_out *out)
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_IMPLIED_NAK);
 	out->fail = sroce_req_retry(qp, false, 0, -1);
 	out->kick = true;
+}
+
+/*
+ * Everything up to @psn arrived, though the head WQE is not done: progress
+ * all the same, even while that WQE is still being sent (a message of many
+ * packets may take several rounds of loss to get through, and each round
+ * that moves forward must reset the retry counts). A PSN not yet sent
+ * acknowledges nothing.
+ */
+static void sroce_comp_acked_to(struct sroce_qp *qp, u32 psn,
+				struct sroce_comp_out *out)
+{
+	if (sroce_psn_before(qp->comp.acked_psn, psn) &&
+	    sroce_psn_before(psn, READ_ONCE(qp->req.psn))) {
+		WRITE_ONCE(qp->comp.acked_psn, psn);
+		out->progress = true;
+	}
 }
 
 struct sroce_comp_value {
@@ -170,6 +188,7 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 		return true;
 	}
 	qp->comp.read_off = off + pay;
+	sroce_comp_acked_to(qp, psn, out);
 	out->progress = true;
 	if (last)
 		sroce_comp_done(qp, w, out);
@@ -221,23 +240,6 @@ static enum ib_wc_status sroce_comp_nak_status(u8 code)
 		return IB_WC_REM_ACCESS_ERR;
 	default:
 		return IB_WC_REM_OP_ERR;
-	}
-}
-
-/*
- * Everything up to @psn arrived, though the head WQE is not done: progress
- * all the same, even while that WQE is still being sent (a message of many
- * packets may take several rounds of loss to get through, and each round
- * that moves forward must reset the retry counts). A PSN not yet sent
- * acknowledges nothing.
- */
-static void sroce_comp_acked_to(struct sroce_qp *qp, u32 psn,
-				struct sroce_comp_out *out)
-{
-	if (sroce_psn_before(qp->comp.acked_psn, psn) &&
-	    sroce_psn_before(psn, READ_ONCE(qp->req.psn))) {
-		qp->comp.acked_psn = psn;
-		out->progress = true;
 	}
 }
 
@@ -311,8 +313,14 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		ok = sroce_comp_ack(qp, sroce_bth_psn(bth),
 				    sroce_aeth_syndrome(aeth), &out);
 	}
-	if (out.progress && out.fail == IB_WC_SUCCESS)
+	if (out.progress && out.fail == IB_WC_SUCCESS) {
 		sroce_req_progress(qp);
+		/* acked_psn before the bit (pairs with sroce_req_window_ok()). */
+		smp_mb();
+		if (test_bit(0, &qp->req.window_wait) &&
+		    test_and_clear_bit(0, &qp->req.window_wait))
+			out.kick = true;
+	}
 	head = qp->sq.index;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 

@@ -81,6 +81,11 @@ enum {
  * @high_psn: the first PSN never sent (what is before it and sent again
  *	is a retransmission)
  * @unacked: packets sent since the last one that asked for an ACK
+ * @window: PSNs that may be sent and not acknowledged (set entering RTS)
+ * @ack_every: packets between two that ask for an ACK (a quarter of
+ *	@window, so ACKs keep it moving)
+ * @window_wait: bit 0 set while the requester waits for the window to
+ *	open; the completer's progress clears it and kicks the requester
  * @rd_sent: RDMA READs and atomics sent, counting up (requester's)
  * @rd_done: RDMA READs and atomics completed, counting up (completer's,
  *	under sq_lock); @rd_sent - @rd_done are outstanding
@@ -118,6 +123,9 @@ struct sroce_req {
 	u32 psn;
 	u32 high_psn;
 	u32 unacked;
+	u32 window;
+	u32 ack_every;
+	unsigned long window_wait;
 	u32 rd_sent;
 	u32 rd_done;
 	bool rewind;
@@ -493,6 +501,31 @@ enum sroce_psn_verdict sroce_resp_psn_verdict(u32 psn, u32 expected,
  * Context: any.
  */
 void sroce_resp_reset(struct sroce_qp *qp);
+
+/**
+ * sroce_req_window() - the requester's window for a path MTU
+ * @mtu: the path MTU in bytes
+ *
+ * Return: how many PSNs may be sent and not acknowledged: SROCE_TX_LIMIT
+ * bytes' worth, at least 16. It bounds what a QP has in flight anywhere
+ * (a qdisc that orphans skbs, such as netem with a delay, defeats the
+ * local pacing), so that after a loss the packets sent again are not
+ * queued behind more than that, and their ACK comes within the timeout.
+ */
+u32 sroce_req_window(u32 mtu);
+
+/**
+ * sroce_req_window_open() - whether a packet fits in the window
+ * @psn: the packet's first PSN
+ * @acked: the last PSN acknowledged
+ * @n: PSNs the packet takes (a READ request: its responses')
+ * @window: the window, from sroce_req_window()
+ *
+ * Return: true when @psn .. @psn + @n - 1 lie within @window PSNs after
+ * @acked, or when nothing is outstanding (a READ larger than the window
+ * still goes, alone).
+ */
+bool sroce_req_window_open(u32 psn, u32 acked, u32 n, u32 window);
 
 /**
  * sroce_req_npsn() - PSNs a send WQE takes

@@ -16,10 +16,11 @@
  * hardware drivers read it), and a fenced WQE waits until none is: the
  * requester stops at such a WQE and the completer kicks it when one ends.
  *
- * Loss (Documentation/datapath.rst, "Loss recovery"): every packet asks
- * for an ACK at a message's end and every SROCE_REQ_ACK_EVERY packets
- * within one. A timeout, a sequence error NAK or a gap the completer sees
- * sets req.rewind; the next pass goes back to the first WQE not completed
+ * Loss (Documentation/datapath.rst, "Loss recovery"): a packet asks for
+ * an ACK at a message's end and every req.ack_every packets within one,
+ * and no more than req.window PSNs are sent and not acknowledged. A
+ * timeout, a sequence error NAK or a gap the completer sees sets
+ * req.rewind; the next pass goes back to the first WQE not completed
  * and sends again, from the PSN the NAK named or the last one
  * acknowledged, rebuilding each packet from the copied WQE and the MR
  * (a READ asks only for the rest of its data). An RNR NAK pauses the
@@ -41,8 +42,6 @@
 
 /* Packets per run of the work item before it yields and requeues. */
 #define SROCE_REQ_BUDGET	64
-/* Packets within a message between two that ask for an ACK. */
-#define SROCE_REQ_ACK_EVERY	64
 
 void sroce_req_free(struct sroce_qp *qp)
 {
@@ -131,7 +130,25 @@ void sroce_req_start(struct sroce_qp *qp)
 	qp->comp.acked_psn = sroce_psn_add(req->psn, SROCE_PSN_MASK);
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
+	req->window = sroce_req_window(ib_mtu_enum_to_int(qp->params.path_mtu));
+	req->ack_every = req->window / 4;
 }
+
+u32 sroce_req_window(u32 mtu)
+{
+	return max_t(u32, SROCE_TX_LIMIT / mtu, 16);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_req_window);
+
+bool sroce_req_window_open(u32 psn, u32 acked, u32 n, u32 window)
+{
+	s32 ahead = sroce_psn_diff(psn, sroce_psn_add(acked, 1));
+
+	if (ahead <= 0)
+		return true;
+	return (u32)ahead + n <= window;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_req_window_open);
 
 u32 sroce_rnr_timer_usecs(u8 code)
 {
@@ -175,11 +192,12 @@ void sroce_req_progress(struct sroce_qp *qp)
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
 	qp->comp.gap_set = false;
-	/* Acquire pairs with the requester's release of its position. */
-	if (qp->sq.index == smp_load_acquire(&req->pos))
-		hrtimer_try_to_cancel(&req->ack_timer);
-	else
-		sroce_req_arm(qp, true);
+	/*
+	 * Restarted, never cancelled here: the requester may be sending at
+	 * this moment, and a cancel could undo the arming of its packet.
+	 * Fired with nothing outstanding, the timer does nothing.
+	 */
+	sroce_req_arm(qp, true);
 }
 
 enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
@@ -223,9 +241,15 @@ static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 	head = qp->sq.index;
 	/* Acquire pairs with the requester's release of its position. */
 	pos = smp_load_acquire(&qp->req.pos);
-	/* Nothing unanswered (any more), or an RNR wait owns the clock. */
+	/*
+	 * Nothing unanswered (any more): no WQE fully sent and not done, no
+	 * PSN sent and not acknowledged (a WQE being sent). Or an RNR wait
+	 * owns the clock.
+	 */
 	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
-	    head != pos && !qp->req.rnr_wait && !qp->req.timers_off) {
+	    (head != pos ||
+	     sroce_psn_diff(READ_ONCE(qp->req.psn), qp->comp.acked_psn) > 1) &&
+	    !qp->req.rnr_wait && !qp->req.timers_off) {
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_TIMEOUT);
 		fail = sroce_req_retry(qp, false, 0, -1);
 		kick = fail == IB_WC_SUCCESS;
@@ -526,6 +550,29 @@ static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
 	return out >= max_t(int, qp->params.max_rd_atomic, 1);
 }
 
+/*
+ * Whether the next packet of @w fits in the window. When it does not,
+ * the completer's next progress kicks us: the bit is set before the
+ * second look, and the completer stores the PSN acknowledged before it
+ * tests the bit (full barriers on both sides).
+ */
+static bool sroce_req_window_ok(struct sroce_qp *qp, const struct sroce_swqe *w)
+{
+	struct sroce_req *req = &qp->req;
+	u32 n = 1;
+
+	if (sroce_wr_rd_atomic(w->opcode))
+		n = sroce_psn_diff(w->last_psn, req->psn) + 1;
+	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), n,
+				  req->window))
+		return true;
+	set_bit(0, &req->window_wait);
+	/* The bit before the second look (pairs with sroce_comp_recv()). */
+	smp_mb__after_atomic();
+	return sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), n,
+				     req->window);
+}
+
 /* Build and send the next packet of @w. */
 static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -551,7 +598,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (!skb)
 		return -ENOMEM;
 	/* At the end, and now and then within a long message. */
-	ackreq = last || ++req->unacked >= SROCE_REQ_ACK_EVERY;
+	ackreq = last || ++req->unacked >= req->ack_every;
 	if (ackreq)
 		req->unacked = 0;
 	bth = skb_put(skb, sizeof(*bth));
@@ -674,7 +721,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			req->fetched_to = (req->fetched_to + 1) & qp->sq.mask;
 			sroce_req_seek(req, w, 0);
 		}
-		if (sroce_req_must_wait(qp, w))
+		if (sroce_req_must_wait(qp, w) || !sroce_req_window_ok(qp, w))
 			return false;	/* the completer kicks us */
 		if (sroce_wr_rd_atomic(w->opcode))
 			err = sroce_req_rd_atomic(qp, w);

@@ -329,17 +329,14 @@ static void sroce_resp_work(struct work_struct *work)
 		queue_work(system_highpri_wq, &qp->resp.work);
 }
 
-/* A READ request (new, or a duplicate to read again): check, then keep. */
+/* Check a READ request: the QP's and the MR's remote read access. */
 static enum sroce_resp_verdict
-sroce_resp_read(struct sroce_qp *qp, const struct sk_buff *skb,
-		const struct sroce_opcode_info *info, u32 pay, u32 *npsn)
+sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	const struct sroce_bth *bth = (const void *)skb->data;
-	const struct sroce_reth *reth = (const void *)(bth + 1);
-	u64 va = be64_to_cpu(reth->va);
-	u32 rkey = be32_to_cpu(reth->rkey), len = be32_to_cpu(reth->dma_len);
-	struct sroce_res *r;
+	const struct sroce_reth *reth = (const void *)(skb->data +
+						       sizeof(struct sroce_bth));
+	u32 len = be32_to_cpu(reth->dma_len);
 	struct sroce_mr *mr;
 
 	if (pay || len > SROCE_MAX_MSG_SIZE)
@@ -347,23 +344,45 @@ sroce_resp_read(struct sroce_qp *qp, const struct sk_buff *skb,
 	if (!(qp->params.access & IB_ACCESS_REMOTE_READ))
 		return SROCE_RESP_ACCESS;
 	if (len) {
-		mr = sroce_mr_get(sdev, rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_READ,
-				  va, len);
+		mr = sroce_mr_get(sdev, be32_to_cpu(reth->rkey), qp->ibqp.pd,
+				  IB_ACCESS_REMOTE_READ, be64_to_cpu(reth->va), len);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
 		sroce_mr_put(mr);
 	}
+	return SROCE_RESP_DONE;
+}
+
+/* (Re)start a READ resource from the request in @skb. */
+static void sroce_res_read_from(struct sroce_res *r, const struct sk_buff *skb)
+{
+	const struct sroce_bth *bth = (const void *)skb->data;
+	const struct sroce_reth *reth = (const void *)(bth + 1);
+
+	r->kind = SROCE_RES_READ;
+	r->next_psn = sroce_bth_psn(bth);
+	r->va = be64_to_cpu(reth->va);
+	r->rkey = be32_to_cpu(reth->rkey);
+	r->left = be32_to_cpu(reth->dma_len);
+	r->first = true;
+}
+
+/* A new READ request: check, then keep. */
+static enum sroce_resp_verdict
+sroce_resp_read(struct sroce_qp *qp, const struct sk_buff *skb,
+		const struct sroce_opcode_info *info, u32 pay, u32 *npsn)
+{
+	enum sroce_resp_verdict v = sroce_resp_read_check(qp, skb, pay);
+	struct sroce_res *r;
+
+	if (v != SROCE_RESP_DONE)
+		return v;
 	r = sroce_res_take(&qp->resp);
 	if (!r)
 		return SROCE_RESP_INV_REQ;	/* over max_dest_rd_atomic */
-	r->kind = SROCE_RES_READ;
-	r->psn = sroce_bth_psn(bth);
-	r->next_psn = r->psn;
-	r->va = va;
-	r->rkey = rkey;
-	r->left = len;
-	r->first = true;
-	*npsn = sroce_req_npsn(IB_WR_RDMA_READ, len,
+	sroce_res_read_from(r, skb);
+	r->psn = r->next_psn;
+	*npsn = sroce_req_npsn(IB_WR_RDMA_READ, r->left,
 			       ib_mtu_enum_to_int(qp->params.path_mtu));
 	return SROCE_RESP_DONE;
 }
@@ -422,29 +441,80 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	return SROCE_RESP_DONE;
 }
 
+/* The READ resource whose response PSNs hold @psn, or NULL. */
+static struct sroce_res *sroce_res_find_read(struct sroce_resp *resp, u32 psn,
+					     u32 mtu)
+{
+	struct sroce_res *r;
+	u32 i, last;
+
+	for (i = 0; i < resp->nres; i++) {
+		r = &resp->res[i];
+		if (r->kind != SROCE_RES_READ)
+			continue;
+		/* The last PSN it has sent or will send. */
+		last = sroce_psn_add(r->next_psn,
+				     DIV_ROUND_UP(r->left, mtu) + SROCE_PSN_MASK);
+		if (!sroce_psn_before(psn, r->psn) && !sroce_psn_before(last, psn))
+			return r;
+	}
+	return NULL;
+}
+
 /*
- * A duplicate READ or atomic: the requester went back to it, so the
- * responses still pending are for requests it sends again (or no longer
- * waits for): they are dropped, not sent twice. A READ is then read again,
- * as IBTA 9.7.5.1.2 has it; an atomic is answered with the original value
- * its resource kept, never executed twice. Returns: responses to push.
+ * A duplicate RDMA READ request, for all or the rest of a READ (IBTA
+ * 9.7.5.1.2: read again). When its resource is still pending and has
+ * not reached the PSN asked for, the responses on their way answer it;
+ * when the resource is pending, or the last one finished before the
+ * pending ones, it restarts in place from the request, ahead of the
+ * READs after it, which keep their place. Otherwise what is pending was
+ * for requests the requester sends again: dropped, and the READ takes a
+ * resource of its own. Returns: responses to push.
  */
-static bool sroce_resp_dup_rd_atomic(struct sroce_qp *qp,
-				     const struct sk_buff *skb,
-				     const struct sroce_opcode_info *info,
-				     u32 pay)
+static bool sroce_resp_dup_read(struct sroce_qp *qp, const struct sk_buff *skb,
+				const struct sroce_opcode_info *info, u32 pay)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 psn = sroce_bth_psn((const void *)skb->data), npsn, idx, prev;
+	struct sroce_res *r;
+
+	r = sroce_res_find_read(resp, psn, ib_mtu_enum_to_int(qp->params.path_mtu));
+	if (r && r->pending && !sroce_psn_before(psn, r->next_psn))
+		return true;
+	if (sroce_resp_read_check(qp, skb, pay) != SROCE_RESP_DONE)
+		return false;
+	idx = r ? r - resp->res : 0;
+	prev = (resp->res_head + 2 * resp->nres - resp->res_pending - 1) % resp->nres;
+	if (r && (r->pending ||
+		  (resp->res_pending < resp->nres && idx == prev))) {
+		sroce_res_read_from(r, skb);
+		if (!r->pending) {
+			r->pending = true;
+			resp->res_pending++;
+		}
+		return true;
+	}
+	for (; resp->res_pending; resp->res_pending--)
+		sroce_res_oldest(resp)->pending = false;
+	return sroce_resp_read(qp, skb, info, pay, &npsn) == SROCE_RESP_DONE;
+}
+
+/*
+ * A duplicate atomic: the requester went back to it, so the responses
+ * still pending are for requests it sends again: dropped, not sent twice.
+ * It is answered with the original value its resource kept, never
+ * executed twice. Returns: responses to push.
+ */
+static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb)
 {
 	const struct sroce_bth *bth = (const void *)skb->data;
 	struct sroce_resp *resp = &qp->resp;
-	u32 psn = sroce_bth_psn(bth), i, npsn;
+	u32 psn = sroce_bth_psn(bth), i;
 	struct sroce_res *r;
 	u64 orig;
 
 	for (; resp->res_pending; resp->res_pending--)
 		sroce_res_oldest(resp)->pending = false;
-	if (info->cls == SROCE_CLASS_READ_REQ)
-		return sroce_resp_read(qp, skb, info, pay, &npsn) ==
-		       SROCE_RESP_DONE;
 	for (i = 0; i < resp->nres; i++) {
 		r = &resp->res[i];
 		if (r->kind != SROCE_RES_ATOMIC || r->psn != psn)
@@ -695,10 +765,13 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_count(sdev, SROCE_CNT_RX_SEQ_GAP);
 		goto out;
 	case SROCE_PSN_DUP_READ:
-	case SROCE_PSN_DUP_ATOMIC:
 		/* Executed before: answer again (the answer may be lost). */
 		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
-		push = sroce_resp_dup_rd_atomic(qp, skb, &info, pay);
+		push = sroce_resp_dup_read(qp, skb, &info, pay);
+		goto out;
+	case SROCE_PSN_DUP_ATOMIC:
+		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
+		push = sroce_resp_dup_atomic(qp, skb);
 		goto out;
 	case SROCE_PSN_DUP_ACK:
 		sroce_resp_ack_in_order(qp, psn);
