@@ -103,6 +103,7 @@ run_target() {
 	suite "$t" one pyverbs 1200
 	suite "$t" pair link 900
 	suite "$t" pair interop 900
+	suite "$t" pair loss 1200
 }
 
 # Two lanes: the debug kernel (as long as the other targets together)

@@ -24,6 +24,7 @@ from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, SendWR
 
 DEV, NETNS, SRC, DST = sys.argv[1:5]
 SPORT, DPORT = 49152, 4791
@@ -77,9 +78,9 @@ def icrc(roce):
 
 
 def packet(opcode, qpn, payload=b'', pad=0, tver=0, pkey=0xffff, ext=b'',
-           bad_icrc=False, ackreq=False):
+           bad_icrc=False, ackreq=False, psn=0):
     bth = struct.pack('>BBHII', opcode, (pad << 4) | tver, pkey, qpn & 0xffffff,
-                      ackreq << 31)
+                      (ackreq << 31) | psn)
     roce = bth + ext + payload + b'\0' * pad
     crc = icrc(roce)
     if bad_icrc:
@@ -283,6 +284,44 @@ for desc, want, build in nak_cases:
         '%s: NAK 0x%x, the QP in ERR, tx_nak_error +1 (got %s, state %d)' %
         (desc, want, None if got is None else hex(got), st))
     qp.close()
+
+# Responses the requester must judge by PSN: an ACK naming a PSN it never
+# sent is dropped (rx_bad_response) and completes nothing; the ACK of what
+# it did send completes it. Nobody answers the SEND (its peer is QP 0x123
+# in the other namespace) and the ACK timer is off (timeout 0).
+qp = rc_qp(e.IBV_QPS_RTR)
+qa = QPAttr()
+qa.qp_state = e.IBV_QPS_RTS
+qa.sq_psn = 1000
+qa.timeout = 0
+qa.retry_cnt = 7
+qa.rnr_retry = 7
+qa.max_rd_atomic = 1
+qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
+          e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY | e.IBV_QP_MAX_QP_RD_ATOMIC)
+qp.post_send(SendWR(wr_id=5, opcode=e.IBV_WR_SEND, num_sge=1,
+                    sg=[SGE(mr.buf, 16, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED))
+time.sleep(0.5)
+
+
+def ack(psn):
+    return packet(ACK, qp.qp_num, psn=psn, ext=struct.pack('>I', (0x1f << 24) | 1))
+
+
+for desc, psn, counter, want in (
+        ('an ACK of PSN 1005, never sent', 1005, 'rx_bad_response', []),
+        ('an ACK of PSN 2^23 + 999, never sent', (1 << 23) + 999, 'rx_bad_response', []),
+        ('an ACK of PSN 1000, the SEND', 1000, 'rx_packets', [(5, e.IBV_WC_SUCCESS)])):
+    before = counters()
+    send(ack(psn))
+    after = wait_packets(before['rx_packets'] + 1)
+    time.sleep(0.2)
+    k, wcs = cq.poll(4)
+    got = [(w.wr_id, w.status) for w in wcs[:k]]
+    tap(got == want and after[counter] - before[counter] == 1,
+        '%s: completes %s, %s +1 (got %s, +%d)' %
+        (desc, want or 'nothing', counter, got, after[counter] - before[counter]))
+qp.close()
 
 rtr.close()
 init.close()

@@ -7,9 +7,16 @@ originals checked against the arithmetic. Prints TAP (the client the data
 checks, the server what it saw); exits non-zero on any failure.
 
 Usage:
-  rc_verify.py server DEV GID_INDEX [--port P] [--qps N]
+  rc_verify.py server DEV GID_INDEX [--port P] [--qps N] [--timeout T]
   rc_verify.py client DEV GID_INDEX HOST [--port P] [--qps N]
                       [--sizes 0,1,4096,...] [--iters N] [--faa N]
+                      [--timeout T] [--cut COMMAND]
+
+--timeout is the QPs' local ACK timeout (4.096 us << T, default 14).
+With --cut the client instead streams 4 KiB WRITEs on QP 0, runs COMMAND
+(which cuts the link) after two seconds, and checks how the stream ends:
+RETRY_EXC_ERR, within 1.1 x (retry_cnt + 1) x the timeout of the last
+WRITE acknowledged; the server's QP still RTS.
 
 The two ends agree on QPs and memory over a TCP connection (HOST:P), which
 also carries the client's requests to check the server's memory. Works in
@@ -20,6 +27,7 @@ import json
 import random
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -33,6 +41,8 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 MAX_MSG = 1 << 20
+# The control connection's socket priority: loss.sh keeps it out of netem.
+CTL_PRIORITY = 6
 REMOTE = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 n = 0
@@ -83,7 +93,8 @@ class Link:
 class End:
     """This side's device, QPs and memory."""
 
-    def __init__(self, dev, gid_index, nqp):
+    def __init__(self, dev, gid_index, nqp, timeout=14):
+        self.timeout = timeout
         self.ctx = Context(name=dev)
         self.gid_index = gid_index
         self.gid = str(self.ctx.query_gid(1, gid_index))
@@ -127,7 +138,7 @@ class End:
             qa = QPAttr()
             qa.qp_state = e.IBV_QPS_RTS
             qa.sq_psn = self.psns[i]
-            qa.timeout = 14
+            qa.timeout = self.timeout
             qa.retry_cnt = 7
             qa.rnr_retry = 7
             qa.max_rd_atomic = 4
@@ -152,12 +163,14 @@ class End:
 
 
 def server(a):
-    end = End(a.dev, a.gid_index, a.qps)
+    end = End(a.dev, a.gid_index, a.qps, a.timeout)
     ls = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
     ls.bind(('::', a.port))
     ls.listen(1)
     sock, _ = ls.accept()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
     link = Link(sock)
     peer = link.recv()
     link.send(end.info())
@@ -209,6 +222,9 @@ def server(a):
                     why = first_diff(got, pattern(req['seed'], req['len']))
                 end.post_recv(wc.wr_id)
             link.send({'ok': not why, 'why': why})
+        elif op == 'state':
+            link.send({'state': int(end.qps[req['q']].query(
+                e.IBV_QP_STATE)[0].qp_state)})
         elif op == 'word':
             # The 8-byte atomic target of a QP: set it, or report it.
             off = req['q'] * end.stride + MAX_MSG
@@ -220,11 +236,15 @@ def server(a):
 
 
 def client(a):
-    end = End(a.dev, a.gid_index, a.qps)
+    end = End(a.dev, a.gid_index, a.qps, a.timeout)
     deadline = time.monotonic() + 60
     while True:  # the server may still be starting
         try:
-            sock = socket.create_connection((a.host, a.port), timeout=120)
+            sock = socket.socket(socket.AF_INET6 if ':' in a.host else socket.AF_INET,
+                                 socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
+            sock.settimeout(120)
+            sock.connect((a.host, a.port))
             break
         except ConnectionRefusedError:
             if time.monotonic() > deadline:
@@ -237,6 +257,8 @@ def client(a):
     assert link.recv()['ready']
     rkey, raddr, rstride = peer['rkey'], peer['addr'], peer['stride']
     lkey = end.mr.lkey
+    if a.cut:
+        return cut(a, end, link, rkey, raddr)
 
     def post(q, wr_id, opcode, size, **kw):
         # pyverbs wants an SGE even for zero bytes: one of length 0.
@@ -372,6 +394,51 @@ def client(a):
     return failed
 
 
+def cut(a, end, link, rkey, raddr):
+    """Stream WRITEs, cut the link, time how the stream fails."""
+    depth, size, retry_cnt = 16, 4096, 7
+    wr = SendWR(wr_id=0, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(end.area(0), size, end.mr.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(rkey, raddr)
+    for _ in range(depth):
+        end.qps[0].post_send(wr)
+    start = last_ok = time.monotonic()
+    cutter, acked, failed_wc, fail_t = None, 0, None, None
+    while time.monotonic() - start < 120 and failed_wc is None:
+        k, wcs = end.cq.poll(depth)
+        now = time.monotonic()
+        for wc in wcs[:k]:
+            if wc.status == e.IBV_WC_SUCCESS:
+                acked += 1
+                last_ok = now
+                end.qps[0].post_send(wr)
+            elif failed_wc is None:
+                failed_wc, fail_t = wc, now
+        if cutter is None and now - start > 2:
+            cutter = subprocess.Popen(['sh', '-c', a.cut])
+    if cutter:
+        cutter.wait()
+    tap(acked > 0 and cutter is not None,
+        'cut: %d WRITEs acknowledged before the cut' % acked)
+    tap(failed_wc is not None and failed_wc.status == e.IBV_WC_RETRY_EXC_ERR,
+        'cut: the stream fails RETRY_EXC_ERR',
+        'status %s' % (failed_wc.status if failed_wc else 'none in 120 s'))
+    unit = (retry_cnt + 1) * 4.096e-6 * (1 << a.timeout)
+    took = (fail_t - last_ok) if fail_t else 0
+    # Not early either (0.9: the last ACK is seen here a little late).
+    tap(fail_t is not None and 0.9 * unit <= took <= 1.1 * unit,
+        'cut: %.0f ms after the last ACK, between %.0f and %.0f ms' %
+        (took * 1e3, 0.9 * unit * 1e3, 1.1 * unit * 1e3))
+    st = end.qps[0].query(e.IBV_QP_STATE)[0].qp_state
+    tap(st == e.IBV_QPS_ERR, 'cut: the QP is in ERR', 'state %d' % st)
+    link.send({'op': 'state', 'q': 0})
+    st = link.recv()['state']
+    tap(st == e.IBV_QPS_RTS, "cut: the peer's QP is still RTS", 'state %d' % st)
+    link.send({'op': 'done'})
+    return failed
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('role', choices=['server', 'client'])
@@ -383,6 +450,8 @@ def main():
     p.add_argument('--sizes', default='0,1,63,1024,4097,65536,1048576')
     p.add_argument('--iters', type=int, default=1)
     p.add_argument('--faa', type=int, default=32)
+    p.add_argument('--timeout', type=int, default=14)
+    p.add_argument('--cut')
     a = p.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(',')]
     try:
