@@ -82,8 +82,9 @@ enum {
  *	is a retransmission)
  * @unacked: packets sent since the last one that asked for an ACK
  * @window: PSNs that may be sent and not acknowledged (set entering RTS)
- * @ack_every: packets between two that ask for an ACK (a quarter of
- *	@window, so ACKs keep it moving)
+ * @ack_every: packets between two that ask for an ACK (a sixteenth of
+ *	@window, at least 4: ACKs keep the window moving, and come within
+ *	the timeout even from a slow responder)
  * @window_wait: bit 0 set while the requester waits for the window to
  *	open; the completer's progress clears it and kicks the requester
  * @rd_sent: RDMA READs and atomics sent, counting up (requester's)

@@ -131,7 +131,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
 	req->window = sroce_req_window(ib_mtu_enum_to_int(qp->params.path_mtu));
-	req->ack_every = req->window / 4;
+	req->ack_every = max_t(u32, req->window / 16, 4);
 }
 
 u32 sroce_req_window(u32 mtu)
