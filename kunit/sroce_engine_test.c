@@ -6,7 +6,7 @@
  * including wrap-around and a compare that fails; the RNR NAK timer codes
  * and the local ACK timeout; the responder's decision table by PSN (in
  * order, ahead, behind, far behind, across the wrap); the requester's
- * window.
+ * window, and how it adapts to loss.
  */
 #include <kunit/test.h>
 
@@ -166,17 +166,100 @@ static void window_test(struct kunit *test)
 				    sroce_req_window_open(cases[i].psn, cases[i].acked,
 							  cases[i].n, cases[i].window),
 				    cases[i].open, "case %u", i);
-	KUNIT_EXPECT_EQ(test, sroce_req_window(1024), 128U);
-	KUNIT_EXPECT_EQ(test, sroce_req_window(4096), 32U);
-	KUNIT_EXPECT_EQ(test, sroce_req_window(256), 512U);
-	/* A small limit over a large MTU still leaves a usable window. */
-	KUNIT_EXPECT_GE(test, sroce_req_window(1U << 20), 16U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1024), 256U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(4096), 64U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(256), 1024U);
+	/* A small ceiling over a large MTU still leaves a usable window. */
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1U << 20), 32U);
+}
+
+/* A fast retransmit halves the window once per loss. */
+static void cwnd_nak_test(struct kunit *test)
+{
+	struct sroce_cwnd c;
+
+	sroce_cwnd_init(&c, 256);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 256U);
+	/* At the ceiling, ACKs add nothing. */
+	sroce_cwnd_acked(&c, 1000, 1000);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 256U);
+	sroce_cwnd_cut(&c, 1255, false);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
+	/* More NAKs of what was in flight then: the same loss. */
+	sroce_cwnd_cut(&c, 1300, false);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	/* No growth until the last PSN sent at the cut is acknowledged. */
+	sroce_cwnd_acked(&c, 254, 1254);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	/* Then one PSN per window's worth acknowledged. */
+	sroce_cwnd_acked(&c, 1, 1255);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	KUNIT_EXPECT_FALSE(test, c.recovering);
+	sroce_cwnd_acked(&c, 127, 1382);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 129U);
+	sroce_cwnd_acked(&c, 129 + 130, 1641);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 131U);
+	/* A new loss cuts again, never below the floor. */
+	sroce_cwnd_cut(&c, 1700, false);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 65U);
+	c.recovering = false;
+	c.cwnd = 5;
+	sroce_cwnd_cut(&c, 1800, false);
+	KUNIT_EXPECT_EQ(test, c.cwnd, (u32)SROCE_CWND_MIN);
+	/* Recovery ends across the PSN wrap too. */
+	sroce_cwnd_init(&c, 64);
+	sroce_cwnd_cut(&c, 0xfffffe, false);
+	sroce_cwnd_acked(&c, 10, 0xfffffd);
+	KUNIT_EXPECT_TRUE(test, c.recovering);
+	sroce_cwnd_acked(&c, 3, 0);
+	KUNIT_EXPECT_FALSE(test, c.recovering);
+}
+
+/* A timeout drops to the floor; ACKs double the window up to the threshold. */
+static void cwnd_timeout_test(struct kunit *test)
+{
+	struct sroce_cwnd c;
+
+	sroce_cwnd_init(&c, 256);
+	sroce_cwnd_cut(&c, 500, true);
+	KUNIT_EXPECT_EQ(test, c.cwnd, (u32)SROCE_CWND_MIN);
+	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
+	/* A second timeout in the same loss keeps the threshold. */
+	sroce_cwnd_acked(&c, 4, 250);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 8U);
+	sroce_cwnd_cut(&c, 520, true);
+	KUNIT_EXPECT_EQ(test, c.cwnd, (u32)SROCE_CWND_MIN);
+	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
+	/* Slow start, even before the loss is behind us: capped there. */
+	sroce_cwnd_acked(&c, 4, 260);
+	sroce_cwnd_acked(&c, 8, 268);
+	sroce_cwnd_acked(&c, 16, 284);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 32U);
+	sroce_cwnd_acked(&c, 200, 484);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	sroce_cwnd_acked(&c, 30, 514);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	/* Growth never passes the ceiling. */
+	sroce_cwnd_acked(&c, 1U << 20, 0x100000 + 514);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 256U);
+}
+
+static void cwnd_ack_every_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(256), 16U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(64), 4U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(SROCE_CWND_MIN), 2U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(1), 2U);
 }
 
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
 	KUNIT_CASE(psn_verdict_test),
 	KUNIT_CASE(window_test),
+	KUNIT_CASE(cwnd_nak_test),
+	KUNIT_CASE(cwnd_timeout_test),
+	KUNIT_CASE(cwnd_ack_every_test),
 	KUNIT_CASE(rnr_timer_test),
 	KUNIT_CASE(ack_timeout_test),
 	KUNIT_CASE(atomic_fetch_add_test),

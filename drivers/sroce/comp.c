@@ -106,6 +106,7 @@ static void sroce_comp_gap(struct sroce_qp *qp, struct sroce_comp_out *out)
 		return;
 	qp->comp.gap_set = true;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_IMPLIED_NAK);
+	sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), false);
 	out->fail = sroce_req_retry(qp, false, 0, -1);
 	out->kick = true;
 }
@@ -267,6 +268,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 		sroce_comp_acked_to(qp, sroce_psn_add(psn, SROCE_PSN_MASK), out);
 		if (code == SROCE_NAK_PSN_SEQ_ERR) {
 			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
+			sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), false);
 			out->fail = sroce_req_retry(qp, true, psn, -1);
 			out->kick = true;
 			return true;
@@ -294,11 +296,12 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	const struct sroce_aeth *aeth;
 	unsigned long flags;
 	bool ok = false;
-	u32 head;
+	u32 head, was;
 
 	if (!sroce_opcode_decode(bth->opcode, &info))
 		return;
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	was = qp->comp.acked_psn;
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
 		ok = true;	/* counted as received; nothing to complete */
 	} else if (!sroce_psn_before(sroce_bth_psn(bth),
@@ -314,6 +317,10 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 				    sroce_aeth_syndrome(aeth), &out);
 	}
 	if (out.progress && out.fail == IB_WC_SUCCESS) {
+		if (sroce_psn_before(was, qp->comp.acked_psn))
+			sroce_cwnd_acked(&qp->req.cw,
+					 sroce_psn_diff(qp->comp.acked_psn, was),
+					 qp->comp.acked_psn);
 		sroce_req_progress(qp);
 		/* acked_psn before the bit (pairs with sroce_req_window_ok()). */
 		smp_mb();

@@ -63,6 +63,82 @@ enum {
 	SROCE_REQ_AGAIN,	/* a pass was asked for */
 };
 
+/* The adaptive window's ceiling in bytes, and its floor in PSNs. */
+#define SROCE_CWND_BYTES	(256 * 1024)
+#define SROCE_CWND_MIN		4
+
+/**
+ * struct sroce_cwnd - the requester's window of PSNs in flight
+ * @cwnd: PSNs that may be sent and not acknowledged now (written under
+ *	sq_lock, read by the requester with READ_ONCE())
+ * @ssthresh: below it the window grows by each PSN acknowledged, at or
+ *	above it by one PSN per window's worth
+ * @grow: PSNs acknowledged toward the next one-PSN growth
+ * @max: the ceiling, from sroce_cwnd_ceiling()
+ * @recover: the last PSN sent when the window was last cut
+ * @recovering: the cut's loss is not behind us (@recover not acknowledged):
+ *	no further cut, no growth above @ssthresh
+ *
+ * Documentation/datapath.rst, "Pacing", has the events and why.
+ */
+struct sroce_cwnd {
+	u32 cwnd;
+	u32 ssthresh;
+	u32 grow;
+	u32 max;
+	u32 recover;
+	bool recovering;
+};
+
+/**
+ * sroce_cwnd_ceiling() - the largest window for a path MTU
+ * @mtu: the path MTU in bytes
+ *
+ * Context: any.
+ * Return: SROCE_CWND_BYTES worth of PSNs, at least 32.
+ */
+u32 sroce_cwnd_ceiling(u32 mtu);
+
+/**
+ * sroce_cwnd_init() - a window for a QP entering RTS
+ * @c: the window
+ * @ceiling: from sroce_cwnd_ceiling(); the window starts there
+ *
+ * Context: the QP's sq_lock held (or the QP not yet running).
+ */
+void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling);
+
+/**
+ * sroce_cwnd_acked() - PSNs newly acknowledged
+ * @c: the window
+ * @n: how many (the acknowledged PSN moved by @n)
+ * @acked: the last PSN acknowledged now
+ *
+ * Context: the QP's sq_lock held.
+ */
+void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked);
+
+/**
+ * sroce_cwnd_cut() - a loss: a sequence error or implied NAK, a timeout
+ * @c: the window
+ * @last_sent: the last PSN sent so far; losses until it is acknowledged
+ *	are this one
+ * @timeout: the local ACK timer fired (the window falls to the minimum)
+ *
+ * Context: the QP's sq_lock held.
+ */
+void sroce_cwnd_cut(struct sroce_cwnd *c, u32 last_sent, bool timeout);
+
+/**
+ * sroce_cwnd_ack_every() - packets between two that ask for an ACK
+ * @cwnd: the current window
+ *
+ * Context: any.
+ * Return: a sixteenth of @cwnd, at least 2, so that ACKs keep the window
+ * moving and come well within the timeout even from a slow responder.
+ */
+u32 sroce_cwnd_ack_every(u32 cwnd);
+
 /**
  * struct sroce_req - requester state of a QP
  * @work: runs the requester when the caller cannot (kicks from softirq,
@@ -81,10 +157,8 @@ enum {
  * @high_psn: the first PSN never sent (what is before it and sent again
  *	is a retransmission)
  * @unacked: packets sent since the last one that asked for an ACK
- * @window: PSNs that may be sent and not acknowledged (set entering RTS)
- * @ack_every: packets between two that ask for an ACK (a sixteenth of
- *	@window, at least 4: ACKs keep the window moving, and come within
- *	the timeout even from a slow responder)
+ * @cw: the window of PSNs sent and not acknowledged (the completer and
+ *	the ACK timer change it under sq_lock)
  * @window_wait: bit 0 set while the requester waits for the window to
  *	open; the completer's progress clears it and kicks the requester
  * @rd_sent: RDMA READs and atomics sent, counting up (requester's)
@@ -124,8 +198,7 @@ struct sroce_req {
 	u32 psn;
 	u32 high_psn;
 	u32 unacked;
-	u32 window;
-	u32 ack_every;
+	struct sroce_cwnd cw;
 	unsigned long window_wait;
 	u32 rd_sent;
 	u32 rd_done;
@@ -407,6 +480,15 @@ enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
 				  int rnr_code);
 
 /**
+ * sroce_req_last_sent() - the last PSN the requester has sent so far
+ * @qp: the QP
+ *
+ * Context: any (reads &sroce_req.high_psn once).
+ * Return: the PSN before &sroce_req.high_psn.
+ */
+u32 sroce_req_last_sent(struct sroce_qp *qp);
+
+/**
  * sroce_req_progress() - the peer acknowledged something new
  * @qp: the QP
  *
@@ -504,23 +586,11 @@ enum sroce_psn_verdict sroce_resp_psn_verdict(u32 psn, u32 expected,
 void sroce_resp_reset(struct sroce_qp *qp);
 
 /**
- * sroce_req_window() - the requester's window for a path MTU
- * @mtu: the path MTU in bytes
- *
- * Return: how many PSNs may be sent and not acknowledged: SROCE_TX_LIMIT
- * bytes' worth, at least 16. It bounds what a QP has in flight anywhere
- * (a qdisc that orphans skbs, such as netem with a delay, defeats the
- * local pacing), so that after a loss the packets sent again are not
- * queued behind more than that, and their ACK comes within the timeout.
- */
-u32 sroce_req_window(u32 mtu);
-
-/**
  * sroce_req_window_open() - whether a packet fits in the window
  * @psn: the packet's first PSN
  * @acked: the last PSN acknowledged
  * @n: PSNs the packet takes (a READ request: its responses')
- * @window: the window, from sroce_req_window()
+ * @window: the window now (&sroce_cwnd.cwnd)
  *
  * Return: true when @psn .. @psn + @n - 1 lie within @window PSNs after
  * @acked, or when nothing is outstanding (a READ larger than the window

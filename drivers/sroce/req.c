@@ -16,9 +16,10 @@
  * hardware drivers read it), and a fenced WQE waits until none is: the
  * requester stops at such a WQE and the completer kicks it when one ends.
  *
- * Loss (Documentation/datapath.rst, "Loss recovery"): a packet asks for
- * an ACK at a message's end and every req.ack_every packets within one,
- * and no more than req.window PSNs are sent and not acknowledged. A
+ * Loss (Documentation/datapath.rst, "Loss recovery" and "Pacing"): a
+ * packet asks for an ACK at a message's end and every sixteenth of the
+ * window within one, and no more than the window (req.cw, which shrinks
+ * on loss and grows back with ACKs) are sent and not acknowledged. A
  * timeout, a sequence error NAK or a gap the completer sees sets
  * req.rewind; the next pass goes back to the first WQE not completed
  * and sends again, from the PSN the NAK named or the last one
@@ -130,15 +131,9 @@ void sroce_req_start(struct sroce_qp *qp)
 	qp->comp.acked_psn = sroce_psn_add(req->psn, SROCE_PSN_MASK);
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
-	req->window = sroce_req_window(ib_mtu_enum_to_int(qp->params.path_mtu));
-	req->ack_every = max_t(u32, req->window / 16, 4);
+	sroce_cwnd_init(&req->cw,
+			sroce_cwnd_ceiling(ib_mtu_enum_to_int(qp->params.path_mtu)));
 }
-
-u32 sroce_req_window(u32 mtu)
-{
-	return max_t(u32, SROCE_TX_LIMIT / mtu, 16);
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_req_window);
 
 bool sroce_req_window_open(u32 psn, u32 acked, u32 n, u32 window)
 {
@@ -229,6 +224,11 @@ enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
 	return IB_WC_SUCCESS;
 }
 
+u32 sroce_req_last_sent(struct sroce_qp *qp)
+{
+	return sroce_psn_add(READ_ONCE(qp->req.high_psn), SROCE_PSN_MASK);
+}
+
 static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, req.ack_timer);
@@ -251,6 +251,7 @@ static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 	     sroce_psn_diff(READ_ONCE(qp->req.psn), qp->comp.acked_psn) > 1) &&
 	    !qp->req.rnr_wait && !qp->req.timers_off) {
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_TIMEOUT);
+		sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), true);
 		fail = sroce_req_retry(qp, false, 0, -1);
 		kick = fail == IB_WC_SUCCESS;
 		/*
@@ -459,7 +460,7 @@ static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	if (sroce_psn_before(psn, qp->req.high_psn))
 		sroce_count(sdev, SROCE_CNT_TX_RETRANSMIT);
 	else
-		qp->req.high_psn = sroce_psn_add(psn, 1);
+		WRITE_ONCE(qp->req.high_psn, sroce_psn_add(psn, 1));
 	sroce_tx_charge(qp, skb);
 
 	/* A packet lost here or later comes back as a timeout or a NAK. */
@@ -564,13 +565,13 @@ static bool sroce_req_window_ok(struct sroce_qp *qp, const struct sroce_swqe *w)
 	if (sroce_wr_rd_atomic(w->opcode))
 		n = sroce_psn_diff(w->last_psn, req->psn) + 1;
 	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), n,
-				  req->window))
+				  READ_ONCE(req->cw.cwnd)))
 		return true;
 	set_bit(0, &req->window_wait);
 	/* The bit before the second look (pairs with sroce_comp_recv()). */
 	smp_mb__after_atomic();
 	return sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), n,
-				     req->window);
+				     READ_ONCE(req->cw.cwnd));
 }
 
 /* Build and send the next packet of @w. */
@@ -598,7 +599,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (!skb)
 		return -ENOMEM;
 	/* At the end, and now and then within a long message. */
-	ackreq = last || ++req->unacked >= req->ack_every;
+	ackreq = last ||
+		 ++req->unacked >= sroce_cwnd_ack_every(READ_ONCE(req->cw.cwnd));
 	if (ackreq)
 		req->unacked = 0;
 	bth = skb_put(skb, sizeof(*bth));
