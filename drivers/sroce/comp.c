@@ -21,7 +21,8 @@
  * past a READ or atomic it has no response for: IBTA's implied NAK) asks
  * the requester to send again (sroce_req_retry()); each counts against
  * the retry counts, which any progress resets. A response behind what is
- * expected is a duplicate, dropped and counted; one that matches nothing
+ * expected is a duplicate, dropped and counted, and so is a copy of a
+ * sequence error NAK already acted on; one that matches nothing
  * (wrong kind, bad length, a PSN never sent) is dropped as bad.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -244,6 +245,22 @@ static enum ib_wc_status sroce_comp_nak_status(u8 code)
 	}
 }
 
+/*
+ * A sequence error NAK that says nothing new: behind what is acknowledged
+ * (the responder has executed past it), or the same PSN as the last one
+ * acted on with nothing acknowledged since. The responder NAKs a gap once
+ * and then keeps silent until the PSN comes, so such a NAK is a copy; a
+ * retransmission lost again is the ACK timer's to find.
+ */
+static bool sroce_comp_nak_copy(struct sroce_qp *qp, u32 psn)
+{
+	u32 next = sroce_psn_add(qp->comp.acked_psn, 1);
+
+	if (sroce_psn_before(psn, next))
+		return true;
+	return qp->comp.nak_set && psn == qp->comp.nak_psn && psn == next;
+}
+
 /* An ACK or NAK packet. Returns: whether it matched the send queue. */
 static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			   struct sroce_comp_out *out)
@@ -263,11 +280,17 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			sroce_comp_gap(qp, out);
 		return true;
 	case SROCE_AETH_NAK:
+		if (code == SROCE_NAK_PSN_SEQ_ERR && sroce_comp_nak_copy(qp, psn)) {
+			sroce_count(sdev, SROCE_CNT_RX_DUP_RESPONSE);
+			return true;
+		}
 		/* What came before the NAKed PSN was executed. */
 		sroce_comp_retire(qp, psn, true, out);
 		sroce_comp_acked_to(qp, sroce_psn_add(psn, SROCE_PSN_MASK), out);
 		if (code == SROCE_NAK_PSN_SEQ_ERR) {
 			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
+			qp->comp.nak_psn = psn;
+			qp->comp.nak_set = true;
 			sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), false);
 			out->fail = sroce_req_retry(qp, true, psn, -1);
 			out->kick = true;

@@ -219,15 +219,20 @@ struct sroce_req {
  * @read_off: bytes of the RDMA READ at the head of the send ring placed
  *	so far
  * @acked_psn: the last PSN acknowledged
- * @gap_psn: a rewind to this PSN was asked for a gap the completer saw
- *	(a read response or ACK past what it waits for), when @gap_set; not
- *	asked again until progress
- * @gap_set: see @gap_psn
+ * @nak_psn: the PSN of the last sequence error NAK acted on, when
+ *	@nak_set. The responder NAKs a gap once, so another NAK of that PSN
+ *	with nothing acknowledged since is a copy (a duplicated or delayed
+ *	packet): dropped, no retry counted, no rewind
+ * @nak_set: see @nak_psn
+ * @gap_set: a rewind was asked for a gap the completer saw (a read
+ *	response or ACK past what it waits for); not asked again until
+ *	progress
  */
 struct sroce_comp {
 	u32 read_off;
 	u32 acked_psn;
-	u32 gap_psn;
+	u32 nak_psn;
+	bool nak_set;
 	bool gap_set;
 };
 

@@ -286,9 +286,12 @@ for desc, want, build in nak_cases:
     qp.close()
 
 # Responses the requester must judge by PSN: an ACK naming a PSN it never
-# sent is dropped (rx_bad_response) and completes nothing; the ACK of what
-# it did send completes it. Nobody answers the SEND (its peer is QP 0x123
-# in the other namespace) and the ACK timer is off (timeout 0).
+# sent is dropped (rx_bad_response) and completes nothing; a sequence error
+# NAK of the SEND's PSN makes it send again, once: a copy of that NAK, or
+# a NAK of a PSN already acknowledged, is dropped (rx_dup_response)
+# without a rewind; the ACK of what it did send completes it. Nobody
+# answers the SEND (its peer is QP 0x123 in the other namespace) and the
+# ACK timer is off (timeout 0).
 qp = rc_qp(e.IBV_QPS_RTR)
 qa = QPAttr()
 qa.qp_state = e.IBV_QPS_RTS
@@ -302,25 +305,37 @@ qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
 qp.post_send(SendWR(wr_id=5, opcode=e.IBV_WR_SEND, num_sge=1,
                     sg=[SGE(mr.buf, 16, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED))
 time.sleep(0.5)
+ACK_SYN, NAK_SEQ_SYN = 0x1f, 0x60
 
 
-def ack(psn):
-    return packet(ACK, qp.qp_num, psn=psn, ext=struct.pack('>I', (0x1f << 24) | 1))
+def aeth_packet(psn, syndrome):
+    return packet(ACK, qp.qp_num, psn=psn, ext=struct.pack('>I', (syndrome << 24) | 1))
 
 
-for desc, psn, counter, want in (
-        ('an ACK of PSN 1005, never sent', 1005, 'rx_bad_response', []),
-        ('an ACK of PSN 2^23 + 999, never sent', (1 << 23) + 999, 'rx_bad_response', []),
-        ('an ACK of PSN 1000, the SEND', 1000, 'rx_packets', [(5, e.IBV_WC_SUCCESS)])):
+for desc, psn, syn, moved, want in (
+        ('an ACK of PSN 1005, never sent', 1005, ACK_SYN,
+         {'rx_bad_response': 1, 'tx_rewind': 0}, []),
+        ('an ACK of PSN 2^23 + 999, never sent', (1 << 23) + 999, ACK_SYN,
+         {'rx_bad_response': 1, 'tx_rewind': 0}, []),
+        ('a sequence error NAK of PSN 1000', 1000, NAK_SEQ_SYN,
+         {'rx_nak_seq': 1, 'tx_rewind': 1, 'tx_retransmit': 1}, []),
+        ('the same NAK again', 1000, NAK_SEQ_SYN,
+         {'rx_dup_response': 1, 'rx_nak_seq': 0, 'tx_rewind': 0}, []),
+        ('a sequence error NAK of PSN 999, acknowledged already', 999, NAK_SEQ_SYN,
+         {'rx_dup_response': 1, 'rx_nak_seq': 0, 'tx_rewind': 0}, []),
+        ('an ACK of PSN 1000, the SEND', 1000, ACK_SYN,
+         {'rx_packets': 1}, [(5, e.IBV_WC_SUCCESS)])):
     before = counters()
-    send(ack(psn))
-    after = wait_packets(before['rx_packets'] + 1)
+    send(aeth_packet(psn, syn))
+    wait_packets(before['rx_packets'] + 1)
     time.sleep(0.2)
+    after = counters()
     k, wcs = cq.poll(4)
     got = [(w.wr_id, w.status) for w in wcs[:k]]
-    tap(got == want and after[counter] - before[counter] == 1,
-        '%s: completes %s, %s +1 (got %s, +%d)' %
-        (desc, want or 'nothing', counter, got, after[counter] - before[counter]))
+    deltas = {c: after[c] - before[c] for c in moved}
+    tap(got == want and deltas == moved,
+        '%s: completes %s, counters %s (got %s, %s)' %
+        (desc, want or 'nothing', moved, got, deltas))
 qp.close()
 
 rtr.close()
