@@ -42,20 +42,25 @@ step() {
 }
 
 # cores TOPOLOGY COMMAND...: run COMMAND holding a host core per guest.
-# TCG runs each guest on one host thread; the two lanes must not put more
+# TCG runs each guest on one host thread; the lanes must not put more
 # guests than cores on the host, or a guest starved of CPU looks like a
 # dead peer to the other's ACK timer. "pair" takes both locks (in order),
-# "one" either.
+# "one" whichever is free first.
 cores() {
-	local topo=$1 rc=0
+	local topo=$1 rc
 	shift
 	if [ "$topo" = pair ]; then
 		flock "$outdir/core0.lock" flock "$outdir/core1.lock" "$@"
 		return
 	fi
-	flock -n -E 75 "$outdir/core0.lock" "$@" || rc=$?
-	[ $rc = 75 ] || return $rc
-	flock "$outdir/core1.lock" "$@"
+	while :; do
+		for c in 0 1; do
+			rc=0
+			flock -n -E 75 "$outdir/core$c.lock" "$@" || rc=$?
+			[ $rc = 75 ] || return $rc
+		done
+		sleep 1
+	done
 }
 
 # suite TARGET TOPOLOGY NAME TIMEOUT: a guest script's TAP, plus the kernel
@@ -93,7 +98,9 @@ run_target() {
 	local t=$1
 	tap=$outdir/$t.tap
 	: >"$tap"
-	step "build-$t" "$SROCE_TOP/scripts/build.sh" "$t" || return 0
+	# A build is one make job: it holds a core like a one-guest suite, so
+	# that it never slows the other lane's guests (timers under test).
+	step "build-$t" cores one "$SROCE_TOP/scripts/build.sh" "$t" || return 0
 	# KUnit suites exist only where the kernel has KUnit (debug).
 	[ -f "$SROCE_TOP/out/$t/sroce_psn_test.ko" ] && suite "$t" one kunit 600
 	suite "$t" one device 900
@@ -106,16 +113,23 @@ run_target() {
 	suite "$t" pair loss 1200
 }
 
-# Two lanes: the debug kernel (as long as the other targets together)
-# beside the rest. Each guest is one host thread (TCG), so a suite of one
-# guest leaves a core idle; the lanes fill it, a core each (cores()).
-# Guests share nothing but the read-only trees.
-lane1= lane2=
+# Lanes: the debug kernel (about as long as the other targets together),
+# bpo, and the rest, each in its own lane. Each guest is one host thread
+# (TCG), so a suite of one guest leaves a core idle; the lanes fill it,
+# and cores() keeps them to a guest per core. With three lanes the last
+# stretch of the run is rarely a single lane's one-guest suites. Guests
+# share nothing but the read-only trees.
+lane1= lane2= lane3=
 for t in $targets; do
-	if [ "$t" = debug ]; then lane2="$lane2 $t"; else lane1="$lane1 $t"; fi
+	case $t in
+	debug) lane2="$lane2 $t" ;;
+	bpo) lane3="$lane3 $t" ;;
+	*) lane1="$lane1 $t" ;;
+	esac
 done
 (for t in $lane1; do run_target "$t"; done) &
 (for t in $lane2; do run_target "$t"; done) &
+(for t in $lane3; do run_target "$t"; done) &
 wait
 for t in $targets; do
 	cat "$outdir/$t.tap" >>"$tap"
