@@ -173,7 +173,7 @@ static void window_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1U << 20), 32U);
 }
 
-/* A fast retransmit halves the window once per loss. */
+/* A fast retransmit halves the window once per loss, down to half the ceiling. */
 static void cwnd_nak_test(struct kunit *test)
 {
 	struct sroce_cwnd c;
@@ -200,13 +200,16 @@ static void cwnd_nak_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.cwnd, 129U);
 	sroce_cwnd_acked(&c, 129 + 130, 1641);
 	KUNIT_EXPECT_EQ(test, c.cwnd, 131U);
-	/* A new loss cuts again, never below the floor. */
+	/* A new loss cuts again, never below half the ceiling... */
 	sroce_cwnd_cut(&c, 1700, false);
-	KUNIT_EXPECT_EQ(test, c.cwnd, 65U);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
+	/* ...and never raises a window that is below it. */
 	c.recovering = false;
 	c.cwnd = 5;
 	sroce_cwnd_cut(&c, 1800, false);
-	KUNIT_EXPECT_EQ(test, c.cwnd, (u32)SROCE_CWND_MIN);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 5U);
+	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
 	/* Recovery ends across the PSN wrap too. */
 	sroce_cwnd_init(&c, 64);
 	sroce_cwnd_cut(&c, 0xfffffe, false);

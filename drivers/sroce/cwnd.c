@@ -52,13 +52,22 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_acked);
 
 void sroce_cwnd_cut(struct sroce_cwnd *c, u32 last_sent, bool timeout)
 {
+	/*
+	 * A NAK halves the window, not below half the ceiling: loss on the
+	 * wire is mostly not congestion, and a window much smaller than the
+	 * ceiling gave less goodput under random loss on the rig. A timeout
+	 * is different: what is queued ahead of the retransmission kept its
+	 * ACK out past the timeout, so the window starts again from the
+	 * floor (and doubles back quickly below the threshold).
+	 */
+	u32 floor = max_t(u32, c->max / 2, SROCE_CWND_MIN);
 	u32 w = c->cwnd;
 
 	if (!c->recovering) {
-		c->ssthresh = max_t(u32, w / 2, SROCE_CWND_MIN);
+		c->ssthresh = max(w / 2, floor);
 		c->recovering = true;
 		c->recover = last_sent;
-		w = c->ssthresh;
+		w = min(w, c->ssthresh);
 	}
 	if (timeout)
 		w = SROCE_CWND_MIN;

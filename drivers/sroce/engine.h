@@ -125,6 +125,9 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked);
  *	are this one
  * @timeout: the local ACK timer fired (the window falls to the minimum)
  *
+ * The threshold becomes half the window, not below half the ceiling; a
+ * NAK brings the window down to it, a timeout to SROCE_CWND_MIN.
+ *
  * Context: the QP's sq_lock held.
  */
 void sroce_cwnd_cut(struct sroce_cwnd *c, u32 last_sent, bool timeout);
