@@ -166,9 +166,9 @@ static void window_test(struct kunit *test)
 				    sroce_req_window_open(cases[i].psn, cases[i].acked,
 							  cases[i].n, cases[i].window),
 				    cases[i].open, "case %u", i);
-	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1024), 256U);
-	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(4096), 64U);
-	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(256), 1024U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1024), 128U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(4096), 32U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(256), 512U);
 	/* A small ceiling over a large MTU still leaves a usable window. */
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1U << 20), 32U);
 }

@@ -64,7 +64,7 @@ enum {
 };
 
 /* The adaptive window's ceiling in bytes, and its floor in PSNs. */
-#define SROCE_CWND_BYTES	(256 * 1024)
+#define SROCE_CWND_BYTES	(128 * 1024)
 #define SROCE_CWND_MIN		4
 
 /**
