@@ -2,8 +2,9 @@
 /*
  * KUnit: receive rings (srq.c, queue.c). Posting and taking WQEs in order,
  * a full ring, WQEs a hostile producer made malformed, the move of posted
- * WQEs into a resized ring, and the SRQ limit event firing once, when the
- * WQEs left fall below the armed limit.
+ * WQEs into a resized ring, a WQE too small for a datagram left in place,
+ * and the SRQ limit event firing once, when the WQEs left fall below the
+ * armed limit.
  */
 #include <kunit/test.h>
 
@@ -49,22 +50,22 @@ static void post_take_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, wqe);
 	KUNIT_EXPECT_EQ(test, sroce_queue_slots(q), 3U);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -ENOENT);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, post(q, 10 + i, 100, (u32)i), 0);
 	KUNIT_EXPECT_EQ(test, post(q, 13, 1, 1), -ENOMEM);
 	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), 0);
+		KUNIT_ASSERT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
 		KUNIT_EXPECT_EQ(test, wqe->wr_id, 10 + i);
 		KUNIT_EXPECT_EQ(test, wqe->num_sge, 2U);
 		KUNIT_EXPECT_EQ(test, wqe->length, 100 + (u32)i);
 		KUNIT_EXPECT_EQ(test, wqe->sge[1].lkey, 0x200U);
 	}
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -ENOENT);
 	/* Around the ring's end: indexes wrap at the mask. */
 	for (i = 0; i < 7; i++) {
 		KUNIT_ASSERT_EQ(test, post(q, i, 1, 1), 0);
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), 0);
+		KUNIT_ASSERT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
 		KUNIT_EXPECT_EQ(test, wqe->wr_id, i);
 	}
 	sroce_queue_release(q);
@@ -93,16 +94,37 @@ static void bad_wqe_test(struct kunit *test)
 	slot->dma.sge[0].length = U32_MAX;
 	KUNIT_ASSERT_EQ(test, post(q, 5, 8, 8), 0);
 
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 2ULL);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 3ULL);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 4ULL);
 	/* A bad WQE is consumed: the next one is intact. */
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 5ULL);
 	KUNIT_EXPECT_EQ(test, wqe->length, 16U);
+	sroce_queue_release(q);
+}
+
+static void too_small_test(struct kunit *test)
+{
+	struct sroce_queue *q = ring_new(test, 3);
+	struct sroce_recv *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, wqe);
+	KUNIT_ASSERT_EQ(test, post(q, 1, 40, 24), 0);
+	KUNIT_ASSERT_EQ(test, post(q, 2, 40, 200), 0);
+	/* 64 bytes do not hold 65: the WQE stays, and stays first. */
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 65), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 2U);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 65), -EMSGSIZE);
+	/* Exactly its size fits. */
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 64), 0);
+	KUNIT_EXPECT_EQ(test, wqe->wr_id, 1ULL);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 65), 0);
+	KUNIT_EXPECT_EQ(test, wqe->wr_id, 2ULL);
+	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 0U);
 	sroce_queue_release(q);
 }
 
@@ -117,7 +139,7 @@ static void resize_copy_test(struct kunit *test)
 	/* Move the consumer off zero so that the waiting WQEs wrap. */
 	for (i = 0; i < 6; i++) {
 		KUNIT_ASSERT_EQ(test, post(from, 0, 1, 1), 0);
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(from, TEST_SGE, wqe), 0);
+		KUNIT_ASSERT_EQ(test, sroce_recv_take(from, TEST_SGE, wqe, 0), 0);
 	}
 	for (i = 0; i < 5; i++)
 		KUNIT_ASSERT_EQ(test, post(from, 100 + i, 1, 2), 0);
@@ -125,13 +147,13 @@ static void resize_copy_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sroce_queue_copy(from, to), 0);
 	KUNIT_EXPECT_EQ(test, sroce_queue_count(to), 5U);
 	for (i = 0; i < 5; i++) {
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(to, TEST_SGE, wqe), 0);
+		KUNIT_ASSERT_EQ(test, sroce_recv_take(to, TEST_SGE, wqe, 0), 0);
 		KUNIT_EXPECT_EQ(test, wqe->wr_id, 100 + i);
 		KUNIT_EXPECT_EQ(test, wqe->length, 3U);
 	}
 	/* The producer index moved too: posting goes on after them. */
 	KUNIT_EXPECT_EQ(test, post(to, 200, 1, 1), 0);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(to, TEST_SGE, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sroce_recv_take(to, TEST_SGE, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 200ULL);
 	sroce_queue_release(from);
 	sroce_queue_release(to);
@@ -169,27 +191,27 @@ static void limit_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, post(&srq->rq, i, 1, 1), 0);
 
 	/* Not armed: no event however low it gets. */
-	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, log.events, 0);
 	/* 9 left, limit 7: 8 and 7 are not below it, 6 is. */
 	srq->limit = 7;
-	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe), 0);
-	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe, 0), 0);
+	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, log.events, 0);
-	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 3ULL);
 	KUNIT_EXPECT_EQ(test, log.events, 1);
 	KUNIT_EXPECT_EQ(test, srq->limit, 0U);
 	/* One event per arming. */
-	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe), 0);
+	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, log.events, 1);
 	/* An empty SRQ takes nothing and tells nothing. */
 	srq->limit = 15;
-	while (sroce_srq_take(srq, wqe) != -ENOENT)
+	while (sroce_srq_take(srq, wqe, 0) != -ENOENT)
 		;
 	KUNIT_EXPECT_EQ(test, log.events, 2);
 	srq->limit = 1;
-	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sroce_srq_take(srq, wqe, 0), -ENOENT);
 	KUNIT_EXPECT_EQ(test, log.events, 2);
 	sroce_queue_release(&srq->rq);
 }
@@ -197,6 +219,7 @@ static void limit_test(struct kunit *test)
 static struct kunit_case sroce_srq_cases[] = {
 	KUNIT_CASE(post_take_test),
 	KUNIT_CASE(bad_wqe_test),
+	KUNIT_CASE(too_small_test),
 	KUNIT_CASE(resize_copy_test),
 	KUNIT_CASE(limit_test),
 	{}

@@ -120,6 +120,31 @@ static int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	return 0;
 }
 
+u32 sroce_ah_num(const struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah)->ah_num;
+}
+
+int sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, const struct ib_pd *pd,
+		    struct rdma_ah_attr *av, union ib_gid *sgid)
+{
+	struct sroce_ah *ah;
+	unsigned long flags;
+	int err = -EINVAL;
+
+	/* Under the table's lock the AH cannot be destroyed and freed. */
+	xa_lock_irqsave(&sdev->ahs, flags);
+	ah = xa_load(&sdev->ahs, ah_num);
+	/* AH numbers are device-wide: another process's are not ours. */
+	if (ah && ah->ibah.pd == pd && ah->ibah.sgid_attr) {
+		*av = ah->av;
+		*sgid = ah->ibah.sgid_attr->gid;
+		err = 0;
+	}
+	xa_unlock_irqrestore(&sdev->ahs, flags);
+	return err;
+}
+
 static const struct ib_device_ops sroce_ah_ops = {
 	.create_ah = sroce_create_ah,
 	.create_user_ah = sroce_create_ah,

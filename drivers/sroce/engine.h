@@ -426,6 +426,57 @@ void sroce_req_free(struct sroce_qp *qp);
 bool sroce_req_executes(u32 opcode);
 
 /**
+ * sroce_req_fetch() - copy the send WQE at &sroce_req.pos out of the ring
+ * @qp: the QP
+ * @w: where the copy goes (the requester's slot for that WQE)
+ *
+ * Each field is read once and checked in the copy: the opcode, the
+ * gather list against max_send_sge and overflow, inline data against
+ * max_inline_data, the length against the largest message.
+ *
+ * Context: the requester (one pass at a time).
+ * Return: 0; -EOPNOTSUPP for an opcode the requester does not execute;
+ * -EINVAL for a malformed WQE.
+ */
+int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w);
+
+/**
+ * sroce_req_gather() - the next bytes of a send WQE's data
+ * @qp: the QP
+ * @w: the WQE; &sroce_req.sge and &sroce_req.sge_off say where the
+ *	bytes start, and advance past them
+ * @dst: where they go
+ * @len: how many
+ *
+ * Context: the requester.
+ * Return: 0, or -EACCES when an lkey does not cover them.
+ */
+int sroce_req_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
+		     u8 *dst, u32 len);
+
+/**
+ * sroce_ud_pass() - one pass of the datagram requester (UD and GSI QPs)
+ * @qp: the QP
+ *
+ * Sends and completes the WQEs posted, in order (ud.c).
+ *
+ * Context: the requester (sroce_req_run()), process context.
+ * Return: work remains (budget spent, or no memory for a packet).
+ */
+bool sroce_ud_pass(struct sroce_qp *qp);
+
+/**
+ * sroce_ud_recv() - take a datagram for a UD or GSI QP
+ * @qp: the QP, held
+ * @skb: the packet, checked by recv.c, data at its BTH; not consumed
+ * @info: its opcode's decoding
+ *
+ * Context: softirq.
+ */
+void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		   const struct sroce_opcode_info *info);
+
+/**
  * sroce_req_kick() - have the requester look at the send ring
  * @qp: the QP
  *

@@ -184,7 +184,7 @@ static bool sroce_qp_flush_rq(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->rq_lock);
 	for (n = sroce_queue_count(&qp->rq); n; n--) {
 		/* A malformed WQE still has its wr_id: flush it too. */
-		if (sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe) == -ENOENT)
+		if (sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe, 0) == -ENOENT)
 			break;
 		wc.wr_id = wqe->wr_id;
 		notify |= sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num,
@@ -226,7 +226,7 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 /*
  * The work of entering a state, under both posting locks so that the
  * posting verbs see the state and the rings change together. The states
- * not named here (INIT, RTR, RTS, SQE) only take the attributes.
+ * not named here (INIT, RTR) only take the attributes.
  */
 static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 			   const struct ib_qp_attr *attr, int mask)
@@ -248,6 +248,13 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	case IB_QPS_RTS:
 		if (qp->state == IB_QPS_RTR)
 			sroce_req_start(qp);
+		/* Out of SQE: the failed WQE is told; a new one may fail. */
+		qp->fail_set = false;
+		break;
+	case IB_QPS_SQE:
+		/* UD and UC: the send queue alone is in error (IBTA 10.3.1). */
+		if (qp->state != IB_QPS_SQE)
+			notify_s = sroce_qp_flush_sq(qp);
 		break;
 	case IB_QPS_SQD:
 		qp->params.sq_draining = mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&
@@ -286,13 +293,17 @@ void sroce_qp_fail_send(struct sroce_qp *qp, u32 pos, enum ib_wc_status status)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	if (qp->state != IB_QPS_ERR && !qp->fail_set) {
+	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_SQE && !qp->fail_set) {
 		qp->fail_pos = pos;
 		qp->fail_status = status;
 		qp->fail_set = true;
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	sroce_qp_to_error(qp);
+	/* A datagram QP's receive side does not depend on its sends. */
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		sroce_qp_to_error(qp);
+	else
+		sroce_qp_enter(qp, IB_QPS_SQE, NULL, 0);
 }
 
 void sroce_qp_to_error(struct sroce_qp *qp)
@@ -360,6 +371,9 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 
 	if (udata && udata->inlen)
 		return -EINVAL;
+	/* Controlled Q_Keys are for the kernel's consumers (IBTA 10.2.5). */
+	if (udata && (mask & IB_QP_QKEY) && (attr->qkey & SROCE_QKEY_CONTROLLED))
+		return -EPERM;
 
 	mutex_lock(&qp->lock);
 	err = sroce_qp_modify_check(qp->state, attr, mask, ibqp->qp_type,
@@ -671,6 +685,11 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 
 	if (!sroce_req_executes(wr->opcode))
 		return -EOPNOTSUPP;
+	/* A datagram is a SEND, to the AH's address. */
+	if (qp->ibqp.qp_type != IB_QPT_RC &&
+	    ((wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) ||
+	     !ud_wr(wr)->ah))
+		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
@@ -706,6 +725,12 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		break;
 	default:
 		break;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		wqe->wr.wr.ud.pkey_index = ud_wr(wr)->pkey_index;
+		wqe->wr.wr.ud.ah_num = sroce_ah_num(ud_wr(wr)->ah);
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		/* Kernel consumers give kernel addresses for inline data. */
@@ -744,11 +769,11 @@ static bool sroce_post_send_flush(struct sroce_qp *qp, const struct ib_send_wr *
 }
 
 /*
- * The send side. RC QPs in RTS or SQD take sends (the requester runs
- * them; in SQD they wait); a user QP rings the doorbell with no WR. In
- * ERR, what is posted is flushed at once (ib_drain_sq() relies on it).
- * RESET, INIT and RTR take no sends (IBTA 10.8.2); UC, UD and GSI sends
- * need the datagram and unreliable engines.
+ * The send side. RC, UD and GSI QPs in RTS or SQD take sends (the
+ * requester runs them; in SQD they wait); a user QP rings the doorbell
+ * with no WR. In ERR and SQE, what is posted is flushed at once
+ * (ib_drain_sq() relies on it). RESET, INIT and RTR take no sends (IBTA
+ * 10.8.2); UC sends need the unreliable engine.
  */
 static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
@@ -761,6 +786,7 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	switch (qp->state) {
 	case IB_QPS_ERR:
+	case IB_QPS_SQE:
 		/* Older WQEs first: completions keep the posting order. */
 		notify = sroce_qp_flush_sq(qp);
 		for (; wr; wr = wr->next) {
@@ -777,7 +803,7 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		err = -EINVAL;
 		break;
 	default:
-		if (ibqp->qp_type != IB_QPT_RC) {
+		if (ibqp->qp_type == IB_QPT_UC) {
 			err = -EOPNOTSUPP;
 			break;
 		}

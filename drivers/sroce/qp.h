@@ -23,6 +23,12 @@ struct sroce_dev;
 #define SROCE_MAX_RD_ATOMIC	128	/* per QP, each direction */
 #define SROCE_QPN_GSI		1
 
+/*
+ * The high bit of a Q_Key: a controlled Q_Key, which only the kernel may
+ * give a QP; in a send WR it means "the QP's own" (IBTA 10.2.5).
+ */
+#define SROCE_QKEY_CONTROLLED	0x80000000U
+
 /**
  * struct sroce_recv - a receive WQE, copied out of its ring and checked
  * @wr_id: the consumer's work request id

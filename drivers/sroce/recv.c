@@ -16,8 +16,8 @@
  *  9. the QP's state receives (RTR, RTS, SQD, SQE)        rx_drop_qp_state
  *
  * A packet that passes goes to the QP's engines: requests to the responder,
- * responses to the completer (RC); what no engine takes yet (UC, UD, GSI,
- * CNPs) is counted as rx_unhandled. The QP is held (sroce_qp_get()) for as
+ * responses to the completer (RC), datagrams to ud.c (UD, GSI); what no
+ * engine takes yet (UC, CNPs) is counted as rx_unhandled. The QP is held (sroce_qp_get()) for as
  * long as the packet is with it, so a destroy waits.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -108,8 +108,15 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
-		/* UC, UD and GSI: with their engines. */
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		break;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		sroce_ud_recv(qp, skb, info);
+		return;
+	default:
+		/* UC: with its engine. */
 		sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
 		return;
 	}

@@ -311,7 +311,7 @@ u32 sroce_req_npsn(u32 opcode, u32 length, u32 mtu)
 EXPORT_SYMBOL_IF_KUNIT(sroce_req_npsn);
 
 /* Copy the WQE at the requester's position out of the ring and check it. */
-static int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
+int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	const struct rxe_send_wqe *slot = (const void *)(qp->sq.ring->data +
 		((size_t)qp->req.pos << qp->sq.log2_elem));
@@ -386,8 +386,8 @@ static void sroce_gather_piece(void *ctx, void *kaddr, u32 len)
 }
 
 /* The next @len bytes of the message, through its lkeys, into @dst. */
-static int sroce_req_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
-			    u8 *dst, u32 len)
+int sroce_req_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
+		     u8 *dst, u32 len)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
@@ -758,7 +758,8 @@ void sroce_req_run(struct sroce_qp *qp)
 		if (test_and_set_bit_lock(SROCE_REQ_BUSY, &req->flags))
 			return;
 		clear_bit(SROCE_REQ_AGAIN, &req->flags);
-		more = sroce_req_pass(qp);
+		more = qp->ibqp.qp_type == IB_QPT_RC ? sroce_req_pass(qp) :
+						       sroce_ud_pass(qp);
 		clear_bit_unlock(SROCE_REQ_BUSY, &req->flags);
 		/* BUSY cleared before AGAIN is looked at (pairs with above). */
 		smp_mb__after_atomic();

@@ -537,9 +537,9 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 	int err;
 
 	if (qp->ibqp.srq)
-		return sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe);
+		return sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe, 0);
 	spin_lock(&qp->rq_lock);
-	err = sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe);
+	err = sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe, 0);
 	spin_unlock(&qp->rq_lock);
 	return err;
 }

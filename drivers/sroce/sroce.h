@@ -37,6 +37,10 @@
  * @SROCE_CNT_RX_DROP_PKEY: dropped: PKey not the port's
  * @SROCE_CNT_RX_DROP_NO_QP: dropped: no QP to deliver to
  * @SROCE_CNT_RX_DROP_QP_STATE: dropped: the QP is not in a receiving state
+ * @SROCE_CNT_RX_DROP_QKEY: UD datagrams dropped: Q_Key not the QP's
+ * @SROCE_CNT_RX_DROP_NO_RECV: UD datagrams dropped: no receive WQE posted
+ * @SROCE_CNT_RX_DROP_LENGTH: UD datagrams dropped: payload larger than
+ *	the port MTU, or than the receive WQE (which stays posted)
  * @SROCE_CNT_RX_UNHANDLED: passed every check; no engine takes it yet
  * @SROCE_CNT_RX_DUP_REQUEST: duplicate requests (PSN behind), ACKed again
  * @SROCE_CNT_RX_SEQ_GAP: requests past the expected PSN (a gap)
@@ -58,7 +62,9 @@
  *	puts the QP in ERR
  * @SROCE_CNT_TX_RNR_NAK: RNR NAKs sent (no receive WQE posted)
  * @SROCE_CNT_TX_PACKETS: packets sent
- * @SROCE_CNT_TX_DROP: packets that could not be sent (no route, no memory)
+ * @SROCE_CNT_TX_DROP: packets that could not be sent (no route, no
+ *	memory), and UD sends larger than the port MTU (IBTA C10-93.1.1:
+ *	completed, nothing sent)
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -72,6 +78,9 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_PKEY,
 	SROCE_CNT_RX_DROP_NO_QP,
 	SROCE_CNT_RX_DROP_QP_STATE,
+	SROCE_CNT_RX_DROP_QKEY,
+	SROCE_CNT_RX_DROP_NO_RECV,
+	SROCE_CNT_RX_DROP_LENGTH,
 	SROCE_CNT_RX_UNHANDLED,
 	SROCE_CNT_RX_DUP_REQUEST,
 	SROCE_CNT_RX_SEQ_GAP,
@@ -251,6 +260,29 @@ void sroce_cq_notify(struct ib_cq *ibcq);
  * Context: process context.
  */
 void sroce_set_ah_ops(struct ib_device *ibdev);
+
+/**
+ * sroce_ah_num() - the number of an AH (what UD send WQEs carry)
+ * @ibah: an AH of a sroce device
+ *
+ * Context: any.
+ * Return: its number, from 1.
+ */
+u32 sroce_ah_num(const struct ib_ah *ibah);
+
+/**
+ * sroce_ah_lookup() - the address behind an AH number, for a UD send
+ * @sdev: the device
+ * @ah_num: the number from the send WQE
+ * @pd: the sending QP's PD: an AH of another PD is not found
+ * @av: filled with the address (no GID reference of its own)
+ * @sgid: filled with the address's source GID
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when @pd has no AH of that number.
+ */
+int sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, const struct ib_pd *pd,
+		    struct rdma_ah_attr *av, union ib_gid *sgid);
 
 /* verbs.c */
 

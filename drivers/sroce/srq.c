@@ -64,7 +64,8 @@ int sroce_recv_post(struct sroce_queue *q, u32 max_sge,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_recv_post);
 
-int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_recv *wqe)
+int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_recv *wqe,
+		    u32 need)
 {
 	const struct rxe_recv_wqe *slot;
 	u32 i, n, len = 0;
@@ -89,13 +90,16 @@ int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_recv *wqe)
 	}
 	wqe->num_sge = n;
 	wqe->length = len;
+	/* Too small for this message: it stays for the next one. */
+	if (len < need)
+		return -EMSGSIZE;
 out:
 	sroce_queue_advance(q);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_recv_take);
 
-int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv *wqe)
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv *wqe, u32 need)
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
 	struct ib_event ev;
@@ -104,8 +108,8 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv *wqe)
 	int err;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	err = sroce_recv_take(&srq->rq, srq->max_sge, wqe);
-	if (err != -ENOENT && srq->limit &&
+	err = sroce_recv_take(&srq->rq, srq->max_sge, wqe, need);
+	if (err != -ENOENT && err != -EMSGSIZE && srq->limit &&
 	    sroce_queue_count(&srq->rq) < srq->limit) {
 		srq->limit = 0;		/* one event per arming */
 		fire = true;

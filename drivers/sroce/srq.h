@@ -61,21 +61,26 @@ int sroce_recv_post(struct sroce_queue *q, u32 max_sge,
  * @q: a receive ring the kernel consumes
  * @max_sge: scatter entries a WQE of @q holds
  * @wqe: where the copy goes
+ * @need: bytes the WQE must hold (0: any size will do)
  *
  * The WQE is copied out of the (maybe user-writable) ring once and checked
  * in the copy: the scatter count against @max_sge, the total length
- * against overflow. The slot is given back to the producer either way.
+ * against overflow. The slot is given back to the producer, except when
+ * the WQE is well formed but smaller than @need: then it stays in the
+ * ring for a later message (a UD datagram too large for it is dropped).
  *
  * Context: the caller serialises the consumers of @q.
  * Return: 0; -ENOENT when the ring is empty; -EINVAL for a malformed WQE,
- * of which only @wqe->wr_id is then valid.
+ * of which only @wqe->wr_id is then valid; -EMSGSIZE when it is too small.
  */
-int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_recv *wqe);
+int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_recv *wqe,
+		    u32 need);
 
 /**
  * sroce_srq_take() - take the oldest WQE of an SRQ for a received message
  * @srq: the SRQ
  * @wqe: where the copy goes
+ * @need: as for sroce_recv_take()
  *
  * As sroce_recv_take(). When the WQEs left fall below an armed limit, the
  * limit is disarmed and the SRQ's event handler gets
@@ -84,7 +89,7 @@ int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_recv *wqe);
  * Context: any; takes the SRQ's lock with interrupts saved.
  * Return: as sroce_recv_take().
  */
-int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv *wqe);
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv *wqe, u32 need);
 
 /**
  * sroce_set_srq_ops() - install the SRQ verbs on a device

@@ -118,6 +118,13 @@ struct sroce_xrceth {
 	__be32 srqn;
 } __packed;
 
+/*
+ * Bytes at the head of every UD receive buffer for the sender's network
+ * header: RoCEv2 puts an IPv6 header there, or an IPv4 header in the
+ * last 20 (the RoCEv2 annex).
+ */
+#define SROCE_GRH_BYTES		40
+
 static_assert(sizeof(struct sroce_bth) == 12);
 static_assert(sizeof(struct sroce_reth) == 16);
 static_assert(sizeof(struct sroce_aeth) == 4);

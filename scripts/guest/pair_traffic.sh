@@ -61,3 +61,59 @@ pair_perftest() {
 		pair_result "$d ($res)" $rc /tmp/pt.log
 	fi
 }
+
+# pair_cmd DESCRIPTION SERVER SERVE CONNECT: SERVER (a or b) runs the
+# command line SERVE; the other runs CONNECT three seconds later. Each
+# side reports its own exit status. The lines are eval'ed: they may name
+# $dev, $g and addresses.
+pair_cmd_n=0
+pair_cmd() {
+	local d=$1 server=$2 rc=0
+	pair_cmd_n=$((pair_cmd_n + 1))
+	barrier "cmd$pair_cmd_n"
+	if [ "$SROCE_ROLE" = "$server" ]; then
+		eval "timeout 120 $3" >/tmp/cmd.log 2>&1 || rc=$?
+		pair_result "$d: served" $rc /tmp/cmd.log
+	else
+		sleep 3
+		eval "timeout 120 $4" >/tmp/cmd.log 2>&1 || rc=$?
+		pair_result "$d: connected" $rc /tmp/cmd.log
+	fi
+}
+
+# pair_cm SERVER WHO: UD and rdma_cm traffic with SERVER (a or b, named
+# WHO in the descriptions) serving at its address 192.0.2.N: the UD
+# pingpong (GID $g), then rdma_cm's own tools, which connect through
+# CM MADs on QP1, and perftest over rdma_cm.
+pair_cm() {
+	local server=$1 who=$2 s
+	[ "$server" = a ] && s=192.0.2.1 || s=192.0.2.2
+	pair_cmd "ibv_ud_pingpong 1000 B, $who serving" "$server" \
+		'ibv_ud_pingpong -d $dev -g $g -s 1000 -n 100 -p 18700' \
+		"ibv_ud_pingpong -d \$dev -g \$g -s 1000 -n 100 -p 18700 $s"
+	pair_cmd "rping, data validated, $who serving" "$server" \
+		"rping -s -a $s -p 18701 -V -C 20 -S 1000" \
+		"rping -c -a $s -p 18701 -V -C 20 -S 1000"
+	pair_cmd "ucmatose, 4 connections, $who serving" "$server" \
+		"ucmatose -b $s -p 18702 -c 4 -C 20" \
+		"ucmatose -s $s -p 18702 -c 4 -C 20"
+	# udaddy's -p is the port space; it always uses port 7174.
+	pair_cmd "udaddy, $who serving" "$server" \
+		"udaddy -b $s -C 20" \
+		"udaddy -s $s -C 20"
+	pair_cmd "rdma_server / rdma_client, $who serving" "$server" \
+		"rdma_server -s $s -p 18704" \
+		"rdma_client -s $s -p 18704"
+	pair_cmd "ib_send_bw -c UD 1024 B, $who serving" "$server" \
+		'ib_send_bw -d $dev -x $g -c UD -s 1024 -n 200 -F -p 18705' \
+		"ib_send_bw -d \$dev -x \$g -c UD -s 1024 -n 200 -F -p 18705 $s"
+	pair_cmd "ib_send_bw -R (rdma_cm) 4096 B, $who serving" "$server" \
+		'ib_send_bw -d $dev -R -s 4096 -n 200 -F -p 18706' \
+		"ib_send_bw -d \$dev -R -s 4096 -n 200 -F -p 18706 $s"
+	pair_cmd "ib_write_bw -R (rdma_cm) 65536 B, $who serving" "$server" \
+		'ib_write_bw -d $dev -R -s 65536 -n 50 -F -p 18707' \
+		"ib_write_bw -d \$dev -R -s 65536 -n 50 -F -p 18707 $s"
+	pair_cmd "ib_send_bw -R -c UD (rdma_cm) 1024 B, $who serving" "$server" \
+		'ib_send_bw -d $dev -R -c UD -s 1024 -n 200 -F -p 18708' \
+		"ib_send_bw -d \$dev -R -c UD -s 1024 -n 200 -F -p 18708 $s"
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The datagram engine: UD QPs and the GSI QP (QP1, which carries the
+ * MADs of the RDMA core's CM). Documentation/datapath.rst, "Datagrams".
+ *
+ * Send: each WQE is one SEND_ONLY packet (with immediate data: one
+ * SEND_ONLY_IMM), addressed by the AH whose number the WQE carries, and
+ * completes as soon as it is handed to the network; nothing is
+ * acknowledged and nothing is sent again. The DETH names our QP and the
+ * Q_Key: the WQE's, or the QP's own when the WQE's has its high bit set
+ * (IBTA 10.2.5). A message larger than the port MTU sends nothing and
+ * completes without error (IBTA C10-93.1.1); it is counted as tx_drop.
+ * A WQE the requester cannot execute (an opcode other than SEND, an AH
+ * that is not the QP's PD's, an lkey that does not cover the data)
+ * completes in error and the QP enters SQE: its receive side goes on.
+ *
+ * Receive: a datagram whose Q_Key is not the QP's, whose payload is
+ * larger than the port MTU, or that finds no receive WQE large enough
+ * for it (40 bytes of GRH and the payload) is dropped and counted; the
+ * WQE stays posted. Otherwise the WQE gets the packet's IP header in its
+ * first 40 bytes, where the RDMA core and libibverbs look for the
+ * sender's address (an IPv4 header in the last 20 bytes, an IPv6 header
+ * in all 40), then the payload.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <rdma/ib_addr.h>
+
+#include "engine.h"
+#include "mr.h"
+#include "psn.h"
+#include "qp.h"
+#include "srq.h"
+#include "sroce.h"
+#include "wire.h"
+
+/* Packets per pass before the work item yields, as for RC. */
+#define SROCE_UD_BUDGET		64
+
+/* Where a UD send WQE goes: out of its ring slot. */
+struct sroce_ud_dest {
+	u32 qpn;
+	u32 qkey;
+	u32 ah_num;
+};
+
+static u32 sroce_ud_mtu(struct sroce_qp *qp)
+{
+	return ib_mtu_enum_to_int(READ_ONCE(to_sdev(qp->ibqp.device)->active_mtu));
+}
+
+/*
+ * Build and send the packet of @w. Returns 0 with the WQE's status in
+ * *@status, or -ENOMEM when it should be tried again.
+ */
+static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
+			 const struct sroce_ud_dest *d,
+			 enum ib_wc_status *status)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	bool imm = w->opcode == IB_WR_SEND_WITH_IMM;
+	struct sroce_opcode_info info;
+	struct rdma_ah_attr av;
+	struct sroce_path path;
+	struct sroce_bth *bth;
+	struct sk_buff *skb;
+	union ib_gid sgid;
+	u32 qkey, pad;
+	u8 opcode;
+
+	*status = IB_WC_SUCCESS;
+	if (sroce_ah_lookup(sdev, d->ah_num, qp->ibqp.pd, &av, &sgid)) {
+		*status = IB_WC_LOC_QP_OP_ERR;
+		return 0;
+	}
+	if (w->length > sroce_ud_mtu(qp)) {
+		sroce_count(sdev, SROCE_CNT_TX_DROP);
+		return 0;
+	}
+	opcode = SROCE_OPCODE(SROCE_TR_UD, imm ? SROCE_OP_SEND_ONLY_IMM :
+						 SROCE_OP_SEND_ONLY);
+	if (WARN_ON_ONCE(!sroce_opcode_decode(opcode, &info)))
+		return -EINVAL;
+	pad = (4 - (w->length & 3)) & 3;
+	skb = sroce_net_alloc_skb(sdev, info.hdr_len + w->length + pad);
+	if (!skb)
+		return -ENOMEM;
+	bth = skb_put(skb, sizeof(*bth));
+	sroce_bth_init(bth, opcode, w->send_flags & IB_SEND_SOLICITED, pad,
+		       SROCE_PKEY_DEFAULT, d->qpn, qp->req.psn, false);
+	qkey = d->qkey & SROCE_QKEY_CONTROLLED ? qp->params.qkey : d->qkey;
+	sroce_deth_set(skb_put(skb, sizeof(struct sroce_deth)), qkey,
+		       qp->ibqp.qp_num);
+	if (imm)
+		((struct sroce_immdt *)skb_put(skb, sizeof(struct sroce_immdt)))->imm = w->imm;
+	qp->req.offset = 0;
+	qp->req.sge = 0;
+	qp->req.sge_off = 0;
+	if (sroce_req_gather(qp, w, skb_put(skb, w->length), w->length)) {
+		kfree_skb(skb);
+		*status = IB_WC_LOC_PROT_ERR;
+		return 0;
+	}
+	skb_put_zero(skb, pad);
+	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+
+	sroce_path_from_av(&path, &av, &sgid, qp->ibqp.qp_num, d->qpn);
+	sroce_tx_charge(qp, skb);
+	/* Unreliable: a datagram the stack drops is simply lost. */
+	if (sroce_net_xmit(sdev, &path, skb))
+		sroce_count(sdev, SROCE_CNT_TX_DROP);
+	else
+		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+	return 0;
+}
+
+/*
+ * Complete the WQE at send ring index @idx, unless a flush (SQE, ERR) or
+ * a reset took it meanwhile. Returns: notify the CQ.
+ */
+static bool sroce_ud_complete(struct sroce_qp *qp, u32 idx,
+			      const struct sroce_swqe *w)
+{
+	struct ib_wc wc = {
+		.wr_id = w->wr_id,
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_SEND,
+		.byte_len = w->length,
+		.qp = &qp->ibqp,
+	};
+	unsigned long flags;
+	bool notify = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->sq.index == idx && (qp->state == IB_QPS_RTS ||
+				    qp->state == IB_QPS_SQD)) {
+		if (qp->sig_all || (w->send_flags & IB_SEND_SIGNALED))
+			notify = sroce_cq_add(qp->ibqp.send_cq, &wc,
+					      qp->ibqp.qp_num, false) > 0;
+		sroce_queue_advance(&qp->sq);
+		qp->req.pos = qp->sq.index;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return notify;
+}
+
+bool sroce_ud_pass(struct sroce_qp *qp)
+{
+	const struct rxe_send_wqe *slot;
+	unsigned int budget = SROCE_UD_BUDGET;
+	enum ib_wc_status status;
+	struct sroce_ud_dest d;
+	struct sroce_swqe *w;
+	bool notify = false;
+	int err = 0;
+	u32 idx;
+
+	while (budget--) {
+		if (READ_ONCE(qp->state) != IB_QPS_RTS)
+			break;
+		idx = READ_ONCE(qp->sq.index);
+		/* Acquire pairs with the producer's release: the WQE is whole. */
+		if (idx == (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask))
+			break;
+		if (sroce_tx_throttled(qp))
+			break;	/* the queue's drain kicks us */
+		qp->req.pos = idx;
+		w = sroce_req_swqe(&qp->req, idx);
+		err = sroce_req_fetch(qp, w);
+		if (!err && w->opcode != IB_WR_SEND && w->opcode != IB_WR_SEND_WITH_IMM)
+			err = -EOPNOTSUPP;
+		if (err) {
+			sroce_qp_fail_send(qp, idx, err == -EOPNOTSUPP ?
+					   IB_WC_LOC_QP_OP_ERR : IB_WC_LOC_LEN_ERR);
+			break;
+		}
+		slot = (const void *)(qp->sq.ring->data +
+				      ((size_t)idx << qp->sq.log2_elem));
+		d.qpn = READ_ONCE(slot->wr.wr.ud.remote_qpn) & SROCE_24BIT_MASK;
+		d.qkey = READ_ONCE(slot->wr.wr.ud.remote_qkey);
+		d.ah_num = READ_ONCE(slot->wr.wr.ud.ah_num);
+		err = sroce_ud_xmit(qp, w, &d, &status);
+		if (err)
+			break;
+		if (status != IB_WC_SUCCESS) {
+			sroce_qp_fail_send(qp, idx, status);
+			break;
+		}
+		notify |= sroce_ud_complete(qp, idx, w);
+	}
+	if (notify)
+		sroce_cq_notify(qp->ibqp.send_cq);
+	/* Out of budget or memory: the work item goes on in a moment. */
+	return budget == UINT_MAX || err == -ENOMEM;
+}
+
+/* The sender's IP header, where RoCEv2 puts it in the 40 GRH bytes. */
+static enum rdma_network_type sroce_ud_grh(const struct sk_buff *skb,
+					   u8 grh[SROCE_GRH_BYTES])
+{
+	memset(grh, 0, SROCE_GRH_BYTES);
+	if (skb->protocol == htons(ETH_P_IP)) {
+		memcpy(grh + SROCE_GRH_BYTES - sizeof(struct iphdr), ip_hdr(skb),
+		       sizeof(struct iphdr));
+		return RDMA_NETWORK_IPV4;
+	}
+	memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	return RDMA_NETWORK_IPV6;
+}
+
+struct sroce_flat {
+	const u8 *src;
+};
+
+static void sroce_flat_piece(void *ctx, void *kaddr, u32 len)
+{
+	struct sroce_flat *f = ctx;
+
+	memcpy(kaddr, f->src, len);
+	f->src += len;
+}
+
+static int sroce_ud_take(struct sroce_qp *qp, struct sroce_recv *wqe, u32 need)
+{
+	int err;
+
+	if (qp->ibqp.srq)
+		return sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe, need);
+	spin_lock(&qp->rq_lock);
+	err = sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe, need);
+	spin_unlock(&qp->rq_lock);
+	return err;
+}
+
+/* Place the GRH and the payload into @wqe. Returns: the WQE's status. */
+static enum ib_wc_status sroce_ud_place(struct sroce_qp *qp,
+					const struct sk_buff *skb,
+					const struct sroce_recv *wqe,
+					unsigned int off, u32 pay,
+					enum rdma_network_type *type)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_skb_cursor c = { .skb = skb, .off = off };
+	u8 grh[SROCE_GRH_BYTES];
+	struct sroce_flat f = { .src = grh };
+
+	*type = sroce_ud_grh(skb, grh);
+	if (sroce_sge_walk(sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
+			   SROCE_GRH_BYTES, IB_ACCESS_LOCAL_WRITE,
+			   sroce_flat_piece, &f) ||
+	    sroce_sge_walk(sdev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+			   SROCE_GRH_BYTES, pay, IB_ACCESS_LOCAL_WRITE,
+			   sroce_skb_copy_piece, &c))
+		return IB_WC_LOC_PROT_ERR;
+	return IB_WC_SUCCESS;
+}
+
+void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		   const struct sroce_opcode_info *info)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct sroce_bth *bth = (const void *)skb->data;
+	const struct sroce_deth *deth = (const void *)(bth + 1);
+	struct sroce_recv *wqe = qp->resp.wqe;
+	struct ib_wc wc = {
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+		.src_qp = sroce_deth_sqpn(deth),
+		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
+		.port_num = SROCE_PORT_NUM,
+	};
+	enum rdma_network_type type;
+	bool notify, fail;
+	u32 pay;
+	int err;
+
+	/* recv.c checked that these fit; UD has only SEND_ONLY opcodes. */
+	pay = skb->len - info->hdr_len - sroce_bth_pad(bth) - SROCE_ICRC_BYTES;
+	if (be32_to_cpu(deth->qkey) != READ_ONCE(qp->params.qkey)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_QKEY);
+		return;
+	}
+	if (info->cls != SROCE_CLASS_SEND || info->pos != SROCE_POS_ONLY) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_OPCODE);
+		return;
+	}
+	if (pay > sroce_ud_mtu(qp)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_LENGTH);
+		return;
+	}
+
+	/* One datagram at a time: completions in the order WQEs are taken. */
+	spin_lock(&qp->resp.lock);
+	err = sroce_ud_take(qp, wqe, SROCE_GRH_BYTES + pay);
+	if (err == -ENOENT || err == -EMSGSIZE) {
+		spin_unlock(&qp->resp.lock);
+		sroce_count(sdev, err == -ENOENT ? SROCE_CNT_RX_DROP_NO_RECV :
+						   SROCE_CNT_RX_DROP_LENGTH);
+		return;
+	}
+	wc.wr_id = wqe->wr_id;
+	wc.status = err ? IB_WC_LOC_QP_OP_ERR :
+		    sroce_ud_place(qp, skb, wqe, info->hdr_len, pay, &type);
+	fail = wc.status != IB_WC_SUCCESS;
+	if (!fail) {
+		wc.byte_len = SROCE_GRH_BYTES + pay;
+		wc.network_hdr_type = type;
+		if (info->hdrs & SROCE_HDR_IMM) {
+			wc.ex.imm_data = ((const struct sroce_immdt *)(skb->data +
+				info->hdr_len - sizeof(struct sroce_immdt)))->imm;
+			wc.wc_flags |= IB_WC_WITH_IMM;
+		}
+	} else {
+		wc.wc_flags = 0;
+	}
+	notify = sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num,
+			      sroce_bth_se(bth)) > 0;
+	spin_unlock(&qp->resp.lock);
+	if (notify)
+		sroce_cq_notify(qp->ibqp.recv_cq);
+	/* A receive WQE that cannot be used is the consumer's error: ERR. */
+	if (fail)
+		sroce_qp_to_error(qp);
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test (topology "pair"): datagrams and connection management
+# between two sroce guests. UD pingpong and perftest UD, then rdma_cm's
+# tools (rping validating its data, ucmatose, udaddy, rdma_server and
+# rdma_client) and perftest over rdma_cm, whose CM MADs travel on QP1 (the
+# GSI QP), each with either guest serving; rping over IPv6; and what the
+# datagram counters say afterwards.
+. "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/rendezvous.sh"
+
+case $SROCE_ROLE in
+a) me=1 peer=2 ;;
+*) me=2 peer=1 ;;
+esac
+counter() { rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+
+ip link set eth0 up
+ip addr add "192.0.2.$me/24" dev eth0
+ip -6 addr add "2001:db8::$me/64" dev eth0 nodad
+check "rdma link add sroce0" rdma link add sroce0 type sroce netdev eth0
+gid_index() {
+	for f in /sys/class/infiniband/sroce0/ports/1/gids/*; do
+		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
+	done
+	return 1
+}
+check "IPv4 GID" wait_for 10 gid_index
+g=$(gid_index)
+barrier up
+check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
+
+. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
+dev=sroce0 todo=
+pair_cm a sroce
+pair_cm b sroce
+pair_cmd "rping over IPv6, data validated" a \
+	"rping -s -a 2001:db8::1 -p 18720 -V -C 20 -S 1000" \
+	"rping -c -a 2001:db8::1 -p 18720 -V -C 20 -S 1000"
+
+barrier counted
+check "no datagram dropped for its length" \
+	[ "$(counter rx_drop_length)" = 0 ]
+check "no datagram with a wrong Q_Key" [ "$(counter rx_drop_qkey)" = 0 ]
+check "no packet left to no engine" [ "$(counter rx_unhandled)" = 0 ]
+rdma statistic show link sroce0/1 | tr -s ' \n' ' ' | diag
+barrier done
+check "rdma link delete" rdma link delete sroce0
+tap_done
