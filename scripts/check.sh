@@ -109,7 +109,8 @@ run_target() {
 	suite "$t" one perftest 900
 	suite "$t" one pyverbs 1200
 	suite "$t" pair link 900
-	suite "$t" pair interop 900
+	suite "$t" pair ud 900
+	suite "$t" pair interop 1200
 	suite "$t" pair loss 1200
 }
 

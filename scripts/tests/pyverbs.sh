@@ -8,7 +8,7 @@
 # reported as TODO (not counted), a pass as a pass.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
-modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr test_qp test_srq test_qpex test_cqex test_cq_events test_relaxed_ordering test_atomic"}
+modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr test_qp test_srq test_qpex test_cqex test_cq_events test_relaxed_ordering test_atomic test_rdmacm"}
 tests=/usr/share/doc/rdma-core/tests
 [ -d "$tests" ] || { skip "rdma-core tests not installed" "pyverbs"; tap_done; exit; }
 cp -r "$tests" /tmp/pyverbs
@@ -16,14 +16,7 @@ gunzip -f /tmp/pyverbs/*.gz 2>/dev/null
 
 # Waiting for: "name|reason" lines (reasons name the issue that brings it).
 pending='
-test_resize_cq|needs UD traffic (issue 7)
 test_qp_ex_rc_atomic_write|needs ATOMIC_WRITE (IBTA 1.5, not planned yet)
-test_qp_ex_ud_send|needs UD traffic (issue 7)
-test_qp_ex_ud_send_imm|needs UD traffic (issue 7)
-test_qp_ex_ud_zero_size|needs UD traffic (issue 7)
-test_cq_events_ud|needs UD traffic (issue 7)
-test_ud_traffic_cq_ex|needs UD traffic (issue 7)
-test_ro_ud_traffic|needs UD traffic (issue 7)
 '
 
 ip link add veth0 type veth peer name veth1

@@ -5,8 +5,9 @@
 # ends on one device: ibv_rc_pingpong (SEND/RECV) validating every buffer,
 # over the IPv4 and the IPv6 GID, several sizes, polling and events; then
 # the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
-# requests that must fail (traffic_neg.py) and the retry limits
-# (traffic_retry.py: RNR, ACK timeouts, timers at destroy).
+# requests that must fail (traffic_neg.py), the retry limits
+# (traffic_retry.py: RNR, ACK timeouts, timers at destroy) and UD
+# datagrams good and bad (ud_neg.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -62,6 +63,13 @@ timeout 300 python3 "$SROCE_SRC/scripts/tests/traffic_retry.py" sroce0 "$g4" \
 tap_relay /tmp/retry.tap
 if [ $rc = 0 ]; then ok "traffic_retry.py exited 0"; else not_ok "traffic_retry.py exited $rc"; fi
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
+# UD datagrams: the good one and those dropped (ud_neg.py). Last: its
+# larger-than-MTU send is counted as tx_drop.
+rc=0
+timeout 300 python3 "$SROCE_SRC/scripts/tests/ud_neg.py" sroce0 "$g4" \
+	>/tmp/ud.tap 2>&1 || rc=$?
+tap_relay /tmp/ud.tap
+if [ $rc = 0 ]; then ok "ud_neg.py exited 0"; else not_ok "ud_neg.py exited $rc"; fi
 rdma statistic show link sroce0/1 | diag
 rdma link delete sroce0
 tap_done
