@@ -36,6 +36,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_QKEY] = { .name = "rx_drop_qkey" },
 	[SROCE_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
 	[SROCE_CNT_RX_DROP_LENGTH] = { .name = "rx_drop_length" },
+	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },
 	[SROCE_CNT_RX_UNHANDLED] = { .name = "rx_unhandled" },
 	[SROCE_CNT_RX_DUP_REQUEST] = { .name = "rx_dup_request" },
 	[SROCE_CNT_RX_SEQ_GAP] = { .name = "rx_seq_gap" },
@@ -108,6 +109,9 @@ static const struct ib_device_attr sroce_caps = {
 	.max_srq_wr = SROCE_MAX_SRQ_WR,
 	.max_srq_sge = SROCE_MAX_SRQ_SGE,
 	.max_ah = SROCE_MAX_AH,
+	.max_mcast_grp = SROCE_MAX_MCAST_GRP,
+	.max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH,
+	.max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP * SROCE_MAX_MCAST_QP_ATTACH,
 };
 
 static const u32 sroce_obj_limits[SROCE_NUM_OBJ] = {
@@ -211,7 +215,9 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 		netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	/* Every MR was deregistered before the device could go. */
 	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->qps) ||
-		!xa_empty(&sdev->srqs) || !xa_empty(&sdev->ahs));
+		!xa_empty(&sdev->srqs) || !xa_empty(&sdev->ahs) ||
+		!list_empty(&sdev->mcgs));
+	mutex_destroy(&sdev->mcg_mutex);
 	xa_destroy(&sdev->mr_keys);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->srqs);
@@ -315,6 +321,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	sroce_set_verbs_ops(ibdev);
+	sroce_mcast_init(sdev);
 
 	/* First guesses; sroce_dev_add() syncs them under RTNL. */
 	sdev->port_state = sroce_netdev_port_state(ndev);

@@ -626,6 +626,8 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_dev *sdev = to_sdev(ibqp->device);
 	struct sroce_qp *qp = to_sqp(ibqp);
 
+	if (ibqp->qp_type == IB_QPT_UD)
+		sroce_mcast_qp_gone(sdev, ibqp->qp_num);
 	xa_erase(&sdev->qps, ibqp->qp_num);
 	synchronize_rcu();
 	sroce_qp_put(qp);

@@ -12,6 +12,8 @@
  *  5. the ICRC                                            rx_drop_icrc
  *  6. the PKey matches the port's (0xffff)                rx_drop_pkey
  *  7. the destination QP exists                           rx_drop_no_qp
+ *     the multicast QPN goes with a multicast address,    rx_drop_mcast
+ *     of a group with a QP of ours attached
  *  8. the opcode belongs to the QP's transport            rx_drop_opcode
  *  9. the QP's state receives (RTR, RTS, SQD, SQE)        rx_drop_qp_state
  *
@@ -139,11 +141,48 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 }
 
+/*
+ * A multicast datagram (check 7 for it): a copy to every UD QP attached
+ * to the group that is in a receiving state.
+ */
+static void sroce_recv_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
+			     const struct sroce_opcode_info *info)
+{
+	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
+	u32 qpn[SROCE_MAX_MCAST_QP_ATTACH], n, i;
+	bool delivered = false;
+	struct sroce_qp *qp;
+	union ib_gid mgid;
+
+	if (!sroce_opcode_valid_for(bth->opcode, IB_QPT_UD)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_OPCODE);
+		return;
+	}
+	if (!sroce_mcast_dest(skb, &mgid)) {
+		sroce_count(sdev, SROCE_CNT_RX_DROP_MCAST);
+		return;
+	}
+	n = sroce_mcast_members(sdev, &mgid, qpn);
+	for (i = 0; i < n; i++) {
+		qp = sroce_qp_get(sdev, qpn[i]);
+		if (!qp)
+			continue;
+		if (sroce_qp_state_receives(READ_ONCE(qp->state))) {
+			sroce_ud_recv(qp, skb, info);
+			delivered = true;
+		}
+		sroce_qp_put(qp);
+	}
+	if (!delivered)
+		sroce_count(sdev, SROCE_CNT_RX_DROP_MCAST);
+}
+
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_opcode_info info;
 	const struct sroce_bth *bth;
 	enum sroce_counter why;
+	union ib_gid mgid;
 	struct sroce_qp *qp;
 
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
@@ -159,6 +198,15 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	bth = (const struct sroce_bth *)skb->data;
 	if ((be16_to_cpu(bth->pkey) & SROCE_PKEY_BASE_MASK) != SROCE_PKEY_BASE_MASK) {
 		why = SROCE_CNT_RX_DROP_PKEY;
+		goto drop;
+	}
+	if (sroce_bth_qpn(bth) == SROCE_QPN_MULTICAST) {
+		sroce_recv_mcast(sdev, skb, &info);
+		kfree_skb(skb);
+		return;
+	}
+	if (sroce_mcast_dest(skb, &mgid)) {
+		why = SROCE_CNT_RX_DROP_MCAST;
 		goto drop;
 	}
 	qp = sroce_recv_find_qp(sdev, bth, &why);

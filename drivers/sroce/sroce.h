@@ -24,6 +24,10 @@
 #define SROCE_QUEUE_MAX_SLOTS	0x8000	/* any ring, one slot kept empty */
 #define SROCE_MAX_MR		0x10000	/* in a table of 2^24 key indexes */
 #define SROCE_MAX_AH		0x8000
+#define SROCE_MAX_MCAST_GRP	256
+#define SROCE_MAX_MCAST_QP_ATTACH 32	/* per group */
+/* The BTH destination QP of every multicast datagram (IBTA 9.5.1). */
+#define SROCE_QPN_MULTICAST	0xffffff
 
 /**
  * enum sroce_counter - per-device counters shown by `rdma statistic`
@@ -41,6 +45,9 @@
  * @SROCE_CNT_RX_DROP_NO_RECV: UD datagrams dropped: no receive WQE posted
  * @SROCE_CNT_RX_DROP_LENGTH: UD datagrams dropped: payload larger than
  *	the port MTU, or than the receive WQE (which stays posted)
+ * @SROCE_CNT_RX_DROP_MCAST: multicast datagrams dropped: no QP of ours
+ *	attached to the group, or the multicast QPN to a unicast address (or
+ *	the reverse)
  * @SROCE_CNT_RX_UNHANDLED: passed every check; no engine takes it yet
  * @SROCE_CNT_RX_DUP_REQUEST: duplicate requests (PSN behind), ACKed again
  * @SROCE_CNT_RX_SEQ_GAP: requests past the expected PSN (a gap)
@@ -81,6 +88,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_QKEY,
 	SROCE_CNT_RX_DROP_NO_RECV,
 	SROCE_CNT_RX_DROP_LENGTH,
+	SROCE_CNT_RX_DROP_MCAST,
 	SROCE_CNT_RX_UNHANDLED,
 	SROCE_CNT_RX_DUP_REQUEST,
 	SROCE_CNT_RX_SEQ_GAP,
@@ -134,6 +142,10 @@ enum sroce_obj {
  * @srqs: SRQs by number (srq.c)
  * @ahs: AHs by number (ah.c); IRQ-safe, the packet path reads it
  * @objs: how many of each &enum sroce_obj exist
+ * @mcg_mutex: serialises multicast attach and detach (mcast.c)
+ * @mcg_lock: guards @mcgs and the groups' members for the packet path
+ * @mcgs: the multicast groups with QPs attached
+ * @nmcg: how many (under @mcg_mutex)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -147,6 +159,10 @@ struct sroce_dev {
 	struct xarray srqs;
 	struct xarray ahs;
 	atomic_t objs[SROCE_NUM_OBJ];
+	struct mutex mcg_mutex;	/* see the kernel-doc above */
+	spinlock_t mcg_lock;	/* see the kernel-doc above */
+	struct list_head mcgs;
+	u32 nmcg;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -283,6 +299,49 @@ u32 sroce_ah_num(const struct ib_ah *ibah);
  */
 int sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, const struct ib_pd *pd,
 		    struct rdma_ah_attr *av, union ib_gid *sgid);
+
+/* mcast.c */
+
+/**
+ * sroce_mcast_init() - prepare a device's multicast groups and verbs
+ * @sdev: device being set up, not yet registered
+ *
+ * Context: process context.
+ */
+void sroce_mcast_init(struct sroce_dev *sdev);
+
+/**
+ * sroce_mcast_dest() - whether a datagram was sent to an IP multicast group
+ * @skb: a received RoCEv2 datagram, its IP header at the network header
+ * @mgid: filled with the group's GID when it was
+ *
+ * Context: any.
+ * Return: true for an IPv4 or IPv6 multicast destination.
+ */
+bool sroce_mcast_dest(const struct sk_buff *skb, union ib_gid *mgid);
+
+/**
+ * sroce_mcast_members() - the QPs attached to a group, now
+ * @sdev: the device
+ * @mgid: the group
+ * @qpn: room for SROCE_MAX_MCAST_QP_ATTACH numbers, filled
+ *
+ * Context: any (softirq on the packet path).
+ * Return: how many QPs are attached (0 for a group we do not know).
+ */
+u32 sroce_mcast_members(struct sroce_dev *sdev, const union ib_gid *mgid,
+			u32 *qpn);
+
+/**
+ * sroce_mcast_qp_gone() - detach a QP being destroyed from every group
+ * @sdev: the device
+ * @qpn: the QP's number
+ *
+ * Consumers detach before they destroy; this covers one that did not.
+ *
+ * Context: process context.
+ */
+void sroce_mcast_qp_gone(struct sroce_dev *sdev, u32 qpn);
 
 /* verbs.c */
 

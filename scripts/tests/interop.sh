@@ -103,6 +103,12 @@ done
 todo=
 pair_cm a sroce
 pair_cm b rdma_rxe
+pair_mckey 239.1.1.2 a
+# In our runs no receiver got rdma_rxe's multicast sends, not even the
+# one on its own guest (sroce counted none arriving either).
+todo="rdma_rxe's multicast sends reach no receiver, its own included"
+pair_mckey 239.1.1.3 b
+todo=
 rdma statistic show link dev0/1 | tr -s ' \n' ' ' | diag
 barrier done
 check "rdma link delete" rdma link delete dev0
