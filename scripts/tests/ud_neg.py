@@ -193,4 +193,17 @@ tap(send(16) == [(1, e.IBV_WC_SUCCESS)] and
     [w.wr_id for w in poll(bcq, 1)] == [14],
     'after the bad opcode: a datagram goes through')
 
+# 9. The multicast QPN to a unicast address: dropped, counted.
+recv(15, GRH + 64)
+before = rdmatest.counters(DEV)
+wr = SendWR(wr_id=6, opcode=e.IBV_WR_SEND, num_sge=1,
+            sg=[SGE(mr.buf, 16, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+wr.set_wr_ud(ah, 0xffffff, QKEY)
+a.post_send(wr)
+tap([w.status for w in poll(acq, 1)] == [e.IBV_WC_SUCCESS],
+    'multicast QPN to a unicast address: the send completes')
+tap(not poll(bcq, 1, timeout=1) and moved(before, 'rx_drop_mcast') == 1,
+    'multicast QPN to a unicast address: nothing received, rx_drop_mcast +1')
+both_rts('multicast QPN to a unicast address')
+
 sys.exit(tap.done())
