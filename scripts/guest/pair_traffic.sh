@@ -1,8 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-# RC traffic between the two guests of topology "pair". Source it after
-# tap.sh and rendezvous.sh, with $dev (the RDMA device), $peer (the other
-# guest's address, 192.0.2.$peer) and $todo set: when $todo is not empty
-# a failure is reported as TODO with that reason (a pass is a pass).
+# Traffic between the two guests of topology "pair". Source it after
+# tap.sh and rendezvous.sh; before calling, set $me and $peer (this and
+# the other guest's address, 192.0.2.N), $dev (the RDMA device) and $todo:
+# when $todo is not empty a failure is reported as TODO with that reason
+# (a pass is a pass).
+
+# pair_gid DEV: the index of DEV's GID for 192.0.2.$me (IPv4-mapped).
+pair_gid() {
+	local f
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
+	done
+	return 1
+}
 
 # pair_result DESCRIPTION RC LOG: one TAP line for a run, its log on failure.
 pair_result() {

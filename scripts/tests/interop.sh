@@ -8,6 +8,7 @@
 # (pair_cm), with sroce serving and with rdma_rxe serving.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
+. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
 
 case $SROCE_ROLE in
 a) me=1 peer=2 driver=sroce ;;
@@ -19,14 +20,8 @@ ip addr add "192.0.2.$me/24" dev eth0
 [ $driver = rxe ] && modprobe rdma_rxe
 check "rdma link add dev0 type $driver" rdma link add dev0 type $driver netdev eth0
 
-gid_index() {
-	for f in /sys/class/infiniband/dev0/ports/1/gids/*; do
-		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
-	done
-	return 1
-}
-check "IPv4 GID" wait_for 10 gid_index
-g=$(gid_index)
+check "IPv4 GID" wait_for 10 pair_gid dev0
+g=$(pair_gid dev0)
 barrier up
 check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
 
@@ -69,7 +64,6 @@ pingpong 18519 b -s 1 -n 50
 
 # Every byte checked (rc_verify.py), then perftest, with sroce serving
 # and with rdma_rxe serving.
-. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
 dev=dev0
 pair_verify "rc_verify, sroce serving" 19875 a "$g" --sizes 0,1,4097,65536 --faa 16
 pair_verify "rc_verify, rdma_rxe serving" 19876 b "$g" --sizes 0,1,4097,65536 --faa 16

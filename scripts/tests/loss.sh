@@ -49,14 +49,8 @@ ip link set eth0 up
 ip addr add "192.0.2.$me/24" dev eth0
 check "rdma link add dev0 type sroce" rdma link add dev0 type sroce netdev eth0
 
-gid_index() {
-	for f in /sys/class/infiniband/dev0/ports/1/gids/*; do
-		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
-	done
-	return 1
-}
-check "IPv4 GID" wait_for 10 gid_index
-g=$(gid_index)
+check "IPv4 GID" wait_for 10 pair_gid dev0
+g=$(pair_gid dev0)
 barrier up
 check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
 dev=dev0 todo=
@@ -132,8 +126,8 @@ if [ "$SROCE_ROLE" = b ]; then
 	rmmod sroce
 	modprobe rdma_rxe
 	check "b: rdma link add dev0 type rxe" rdma link add dev0 type rxe netdev eth0
-	check "b: IPv4 GID" wait_for 10 gid_index
-	g=$(gid_index)
+	check "b: IPv4 GID" wait_for 10 pair_gid dev0
+	g=$(pair_gid dev0)
 fi
 barrier swapped
 port=19300

@@ -10,6 +10,7 @@
 # the datagram counters say afterwards.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
+. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
 
 case $SROCE_ROLE in
 a) me=1 peer=2 ;;
@@ -21,18 +22,11 @@ ip link set eth0 up
 ip addr add "192.0.2.$me/24" dev eth0
 ip -6 addr add "2001:db8::$me/64" dev eth0 nodad
 check "rdma link add sroce0" rdma link add sroce0 type sroce netdev eth0
-gid_index() {
-	for f in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
-	done
-	return 1
-}
-check "IPv4 GID" wait_for 10 gid_index
-g=$(gid_index)
+check "IPv4 GID" wait_for 10 pair_gid sroce0
+g=$(pair_gid sroce0)
 barrier up
 check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
 
-. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
 dev=sroce0 todo=
 pair_cm a sroce
 pair_cm b sroce
