@@ -2,11 +2,14 @@
 /*
  * KUnit: MR bounds and access checks and key composition (mr.c): the
  * range check at the region's first and last byte, one past it, zero
- * lengths, and regions that end at 2^64.
+ * lengths, and regions that end at 2^64; the states of a
+ * fast-registration MR through REG_MR and invalidation, and how its page
+ * list maps addresses.
  */
 #include <kunit/test.h>
 
 #include "mr.h"
+#include "sroce.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
@@ -124,11 +127,128 @@ static void mr_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, U64_MAX, 2), -ERANGE);
 }
 
+/* A fast-registration MR through REG_MR, invalidation and REG_MR again. */
+static void fast_reg_test(struct kunit *test)
+{
+	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	struct sroce_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	struct ib_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	struct ib_pd *other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	const u32 key = sroce_key_make(0x4242, 0x01), next = sroce_key_make(0x4242, 0x02);
+	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	xa_init(&sdev->mr_keys);
+	mr->kind = SROCE_MR_FAST;
+	mr->state = SROCE_MR_FREE;
+	mr->pd = pd;
+	mr->key = key;
+	mr->ibmr.iova = 0x1000;
+	mr->ibmr.length = 0x1000;
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&sdev->mr_keys, 0x4242, mr, GFP_KERNEL)), 0);
+
+	/* Refused: another PD, another index, remote write without local. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, other, key, rw), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, pd, sroce_key_make(0x4243, 1), rw),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, pd, key, IB_ACCESS_REMOTE_WRITE),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mr->state, SROCE_MR_FREE);
+	/* Registered: valid under its key with its access; not twice. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, pd, key, rw), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, IB_ACCESS_REMOTE_WRITE, 0x1000, 8), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, pd, next, rw), -EINVAL);
+	/* Invalidation needs the exact key and the PD. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, next, pd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, key, other), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, sroce_key_make(0x777, 1), pd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, key, pd), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, 0x1000, 8), -EINVAL);
+	/* Invalidating a free MR again changes nothing and is no error. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, key, pd), 0);
+	/* A new variant: the old key no longer reaches it. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, pd, next, IB_ACCESS_LOCAL_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, key, pd, 0, 0x1000, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_check(mr, next, pd, IB_ACCESS_REMOTE_WRITE, 0x1000, 8),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, key, pd), -EINVAL);
+	/* While a REG_MR changes it, nothing else may. */
+	mr->state = SROCE_MR_BUSY;
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, next, pd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, pd, next, rw), -EINVAL);
+	/* Other kinds of MR are neither registered nor invalidated so. */
+	mr->state = SROCE_MR_VALID;
+	mr->kind = SROCE_MR_USER;
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(sdev, next, pd), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr->state, SROCE_MR_VALID);
+	xa_destroy(&sdev->mr_keys);
+}
+
+struct walk_log {
+	u8 *p[8];
+	u32 len[8];
+	int n;
+};
+
+static void log_piece(void *ctx, void *kaddr, u32 len)
+{
+	struct walk_log *log = ctx;
+
+	if (log->n < ARRAY_SIZE(log->p)) {
+		log->p[log->n] = kaddr;
+		log->len[log->n] = len;
+	}
+	log->n++;
+}
+
+/* Addresses of a fast-registration MR to its pages, page by page. */
+static void fast_walk_test(struct kunit *test)
+{
+	struct sroce_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	u8 *a = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u8 *b = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u64 pages[2];
+	struct walk_log log = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	pages[0] = (uintptr_t)a;
+	pages[1] = (uintptr_t)b;
+	mr->kind = SROCE_MR_FAST;
+	mr->pages = pages;
+	mr->npages = 2;
+	mr->ibmr.page_size = 4096;
+	/* The MR starts 0x100 into its first page, as map_mr_sg leaves it. */
+	mr->ibmr.iova = 0x7000100;
+	mr->ibmr.length = 2 * 4096 - 0x100;
+	KUNIT_EXPECT_EQ(test, sroce_mr_walk(mr, 0x7000100, 16, log_piece, &log), 0);
+	KUNIT_EXPECT_EQ(test, log.n, 1);
+	KUNIT_EXPECT_PTR_EQ(test, log.p[0], a + 0x100);
+	/* Across the page boundary: two pieces. */
+	log.n = 0;
+	KUNIT_EXPECT_EQ(test, sroce_mr_walk(mr, 0x7000ff0, 0x20, log_piece, &log), 0);
+	KUNIT_EXPECT_EQ(test, log.n, 2);
+	KUNIT_EXPECT_PTR_EQ(test, log.p[0], a + 0xff0);
+	KUNIT_EXPECT_EQ(test, log.len[0], 0x10U);
+	KUNIT_EXPECT_PTR_EQ(test, log.p[1], b);
+	KUNIT_EXPECT_EQ(test, log.len[1], 0x10U);
+	/* The last byte. */
+	log.n = 0;
+	KUNIT_EXPECT_EQ(test, sroce_mr_walk(mr, 0x7001fff, 1, log_piece, &log), 0);
+	KUNIT_EXPECT_PTR_EQ(test, log.p[0], b + 0xfff);
+}
+
 static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE_PARAM(range_within_test, range_gen_params),
 	KUNIT_CASE(access_check_test),
 	KUNIT_CASE(key_test),
 	KUNIT_CASE(mr_check_test),
+	KUNIT_CASE(fast_reg_test),
+	KUNIT_CASE(fast_walk_test),
 	{}
 };
 

@@ -5,8 +5,9 @@
  * the ring's consumer index up to req.pos):
  *
  *   ACK of PSN p       retires, in ring order, every SEND and WRITE whose
- *                      last PSN is not after p; stops at an RDMA READ or
- *                      atomic, which only its own response ends
+ *                      last PSN is not after p, and every local operation
+ *                      (REG_MR, LOCAL_INV) behind them; stops at an RDMA
+ *                      READ or atomic, which only its own response ends
  *   read response      retires the SENDs and WRITEs before the READ, then
  *                      places its payload at comp.read_off of the READ's
  *                      gather list; the last one completes the READ
@@ -308,6 +309,21 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	default:
 		return false;	/* reserved */
 	}
+}
+
+void sroce_comp_local(struct sroce_qp *qp)
+{
+	struct sroce_comp_out out = { .fail = IB_WC_SUCCESS };
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
+		sroce_comp_retire(qp, qp->comp.acked_psn, false, &out);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (out.notify)
+		sroce_cq_notify(qp->ibqp.send_cq);
+	if (out.kick)
+		sroce_req_kick(qp);
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)

@@ -26,14 +26,20 @@ struct sroce_recv;
  * @send_flags: IB_SEND_*
  * @imm: immediate data (wire order)
  * @remote_addr: RDMA or atomic target address
- * @rkey: RDMA or atomic target key
+ * @rkey: RDMA or atomic target key; the key to invalidate of a
+ *	SEND_WITH_INV or LOCAL_INV; the new key of a REG_MR
  * @swap_add: atomic: the value to swap in, or to add
  * @compare: compare and swap: the value to compare with
  * @length: bytes of the message (RDMA READ: to read; atomic: 8)
  * @num_sge: entries in @sge (0 for inline data)
  * @is_inline: the data is in @inline_data, not behind @sge
+ * @reg_mr: REG_MR: the MR (kernel QPs only)
+ * @reg_access: REG_MR: the access it grants
+ * @executed: a local operation (REG_MR, LOCAL_INV) was done: a rewind
+ *	that passes over it again does not do it twice
  * @first_psn: PSN of the message's first packet
- * @last_psn: PSN of its last packet
+ * @last_psn: PSN of its last packet (a local operation takes none: the
+ *	PSN before @first_psn)
  * @sge: gather list, or inline data (@inline_data)
  * @inline_data: the inline bytes
  */
@@ -49,6 +55,9 @@ struct sroce_swqe {
 	u32 length;
 	u32 num_sge;
 	bool is_inline;
+	struct ib_mr *reg_mr;
+	int reg_access;
+	bool executed;
 	u32 first_psn;
 	u32 last_psn;
 	union {
@@ -56,6 +65,35 @@ struct sroce_swqe {
 		DECLARE_FLEX_ARRAY(u8, inline_data);
 	};
 };
+
+/**
+ * struct sroce_reg_slot - a REG_MR in a kernel QP's send ring
+ * @mr: the &struct ib_mr
+ * @key: the key the MR takes
+ * @access: the access it grants
+ *
+ * The rxe ABI has no room for a REG_MR (user space cannot post one): in
+ * rings only the kernel writes, it sits in &rxe_send_wr.wr.
+ */
+struct sroce_reg_slot {
+	u64 mr;
+	u32 key;
+	u32 access;
+};
+
+/**
+ * sroce_wr_local() - whether a send opcode is a local operation
+ * @opcode: IB_WR_*
+ *
+ * REG_MR and LOCAL_INV change an MR and send nothing.
+ *
+ * Context: any.
+ * Return: true for them.
+ */
+static inline bool sroce_wr_local(u32 opcode)
+{
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+}
 
 /* Bits of &sroce_req.flags. */
 enum {
@@ -582,6 +620,17 @@ u64 sroce_ack_timeout_usecs(u8 timeout);
  * Context: process context, the QP in RESET and its work item idle.
  */
 void sroce_req_reset(struct sroce_qp *qp);
+
+/**
+ * sroce_comp_local() - complete what the acknowledged PSN covers now
+ * @qp: the QP; the requester just did a local operation
+ *
+ * A local operation completes in order, once every WQE before it has: at
+ * once when they all have, else with the ACK that completes them.
+ *
+ * Context: the requester, no lock held.
+ */
+void sroce_comp_local(struct sroce_qp *qp);
 
 /**
  * sroce_comp_recv() - take an ACK or NAK for a QP (completer)

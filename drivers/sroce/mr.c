@@ -104,6 +104,33 @@ void sroce_mr_put(struct sroce_mr *mr)
 		complete(&mr->idle);
 }
 
+/*
+ * A fast-registration MR: its pages are kernel addresses (the RDMA core
+ * maps for a device without a DMA device by the virtual address), each
+ * of the MR's page size; the iova's offset in the first page is where
+ * the MR starts in it.
+ */
+static int sroce_mr_walk_fast(const struct sroce_mr *mr, u64 iova, u32 len,
+			      sroce_mr_chunk_fn fn, void *ctx)
+{
+	u32 ps = mr->ibmr.page_size, in, n;
+	u64 off, idx;
+
+	if (!is_power_of_2(ps))
+		return -EINVAL;
+	off = iova - mr->ibmr.iova + (mr->ibmr.iova & (ps - 1));
+	for (; len; len -= n, off += n) {
+		idx = off / ps;
+		in = off & (ps - 1);
+		n = min(len, ps - in);
+		/* sroce_mr_check() bounded the range; the page list too. */
+		if (WARN_ON_ONCE(idx >= mr->npages))
+			return -EINVAL;
+		fn(ctx, (void *)(uintptr_t)(mr->pages[idx] + in), n);
+	}
+	return 0;
+}
+
 int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 		  sroce_mr_chunk_fn fn, void *ctx)
 {
@@ -130,10 +157,13 @@ int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 			kunmap_local(kaddr);
 		}
 		return 0;
+	case SROCE_MR_FAST:
+		return sroce_mr_walk_fast(mr, iova, len, fn, ctx);
 	default:
 		return -EINVAL;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_walk);
 
 int sroce_sge_walk(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct ib_sge *sge, u32 num_sge, u32 at, u32 len,
@@ -410,6 +440,45 @@ static struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags,
 	/* The core records the new PD itself when we answer NULL (in place). */
 	return NULL;
 }
+
+int sroce_mr_fast_reg(struct ib_mr *ibmr, const struct ib_pd *pd, u32 key,
+		      int access)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->kind != SROCE_MR_FAST || mr->pd != pd ||
+	    sroce_key_index(key) != sroce_key_index(mr->key) ||
+	    sroce_mr_access_check(access))
+		return -EINVAL;
+	/* FREE to BUSY: one change at a time, and no lookup passes. */
+	if (cmpxchg(&mr->state, SROCE_MR_FREE, SROCE_MR_BUSY) != SROCE_MR_FREE)
+		return -EINVAL;
+	mr->key = key;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->access = access;
+	/* Release: key and access are in place before a lookup sees it. */
+	smp_store_release(&mr->state, SROCE_MR_VALID);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
+
+int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, const struct ib_pd *pd)
+{
+	struct sroce_mr *mr;
+	int err = 0;
+
+	/* Under RCU the MR is not freed, whatever its users do. */
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_keys, sroce_key_index(key));
+	if (!mr || mr->kind != SROCE_MR_FAST || mr->pd != pd ||
+	    READ_ONCE(mr->key) != key ||
+	    cmpxchg(&mr->state, SROCE_MR_VALID, SROCE_MR_FREE) == SROCE_MR_BUSY)
+		err = -EINVAL;
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_invalidate);
 
 static struct ib_mr *sroce_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 				    u32 max_num_sg)

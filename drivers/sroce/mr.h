@@ -38,17 +38,22 @@ enum sroce_mr_kind {
  * @SROCE_MR_FREE: not usable: a fast-registration MR before REG_MR or
  *	after invalidation, or any MR while rereg_mr changes it
  * @SROCE_MR_VALID: usable through its key
+ * @SROCE_MR_BUSY: a REG_MR is changing a fast-registration MR's key and
+ *	access (not usable, and no other REG_MR or invalidation may start)
  */
 enum sroce_mr_state {
 	SROCE_MR_FREE,
 	SROCE_MR_VALID,
+	SROCE_MR_BUSY,
 };
 
 /**
  * struct sroce_mr - a memory region
  * @ibmr: the RDMA core's MR (keys, iova, length); must stay first
  * @kind: &enum sroce_mr_kind
- * @state: &enum sroce_mr_state; written with release, read with acquire
+ * @state: &enum sroce_mr_state; written with release, read with acquire;
+ *	a fast-registration MR changes state by cmpxchg (REG_MR and the
+ *	invalidations of several QPs may race)
  * @key: the key that reaches the MR now (a REG_MR may change its variant)
  * @pd: the MR's PD (the core sets @ibmr.pd only after the create returns)
  * @access: IB_ACCESS_* granted
@@ -228,5 +233,37 @@ u32 sroce_key_index(u32 key);
  * Context: process context.
  */
 void sroce_set_mr_ops(struct ib_device *ibdev);
+
+/**
+ * sroce_mr_fast_reg() - execute a REG_MR work request
+ * @ibmr: the MR the work request names
+ * @pd: the posting QP's PD
+ * @key: the MR's new key: its index unchanged, the variant byte free
+ * @access: IB_ACCESS_* the MR grants from now
+ *
+ * The page list, iova and length are what map_mr_sg set.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL when @ibmr is not a fast-registration MR of @pd,
+ * @key has another index, the MR is not free (registered and not
+ * invalidated) or @access is refused.
+ */
+int sroce_mr_fast_reg(struct ib_mr *ibmr, const struct ib_pd *pd, u32 key,
+		      int access);
+
+/**
+ * sroce_mr_invalidate() - invalidate a fast-registration MR by its key
+ * @sdev: the device
+ * @key: the key (LOCAL_INV, or the IETH of a SEND with invalidate)
+ * @pd: the QP's PD: only an MR of that PD is invalidated
+ *
+ * An MR already free stays free. Users that found the MR before go on;
+ * no lookup finds it afterwards.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when no fast-registration MR of @pd has @key or
+ * a REG_MR is changing it.
+ */
+int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, const struct ib_pd *pd);
 
 #endif /* _SROCE_MR_H */

@@ -681,10 +681,12 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 {
 	struct sroce_ring *ring = qp->sq.ring;
+	struct sroce_reg_slot *reg;
 	struct rxe_send_wqe *wqe;
 	u32 prod, next, len = 0;
 	int i;
 
+	static_assert(sizeof(*reg) <= sizeof_field(struct rxe_send_wr, wr));
 	if (!sroce_req_executes(wr->opcode))
 		return -EOPNOTSUPP;
 	/* A datagram is a SEND, to the AH's address. */
@@ -724,6 +726,12 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
 		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
 		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		reg = (struct sroce_reg_slot *)&wqe->wr.wr;
+		reg->mr = (uintptr_t)reg_wr(wr)->mr;
+		reg->key = reg_wr(wr)->key;
+		reg->access = reg_wr(wr)->access;
 		break;
 	default:
 		break;

@@ -6,9 +6,12 @@
  * packets of the path MTU, each built and sent at once. The completer
  * retires WQEs as ACKs cover their last PSN.
  *
- * Supported here: RC SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM
- * (inline or gathered through lkeys), RDMA_READ and the two atomics.
- * Anything else completes in error.
+ * Supported here: RC SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE,
+ * RDMA_WRITE_WITH_IMM (inline or gathered through lkeys), RDMA_READ and
+ * the two atomics; and the local operations REG_MR (kernel QPs) and
+ * LOCAL_INV, done when the requester reaches them, which take no PSN and
+ * complete in order behind what came before. Anything else completes in
+ * error.
  *
  * An RDMA READ or atomic is one request packet; the responder answers
  * with read responses or an atomic ACK, which the completer places.
@@ -285,6 +288,9 @@ bool sroce_req_executes(u32 opcode)
 	switch (opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
@@ -310,6 +316,30 @@ u32 sroce_req_npsn(u32 opcode, u32 length, u32 mtu)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_req_npsn);
 
+/* A REG_MR or LOCAL_INV: no data, no PSN. */
+static int sroce_req_fetch_local(struct sroce_qp *qp, struct sroce_swqe *w,
+				 const struct rxe_send_wqe *slot)
+{
+	const struct sroce_reg_slot *reg = (const void *)&slot->wr.wr;
+
+	if (w->opcode == IB_WR_REG_MR) {
+		/* Only the kernel writes a pointer there. */
+		if (qp->user)
+			return -EOPNOTSUPP;
+		w->reg_mr = (struct ib_mr *)(uintptr_t)reg->mr;
+		w->rkey = reg->key;
+		w->reg_access = reg->access;
+	} else {
+		w->rkey = READ_ONCE(slot->wr.ex.invalidate_rkey);
+	}
+	w->length = 0;
+	w->num_sge = 0;
+	w->is_inline = false;
+	w->first_psn = qp->req.psn;
+	w->last_psn = sroce_psn_add(qp->req.psn, SROCE_PSN_MASK);
+	return 0;
+}
+
 /* Copy the WQE at the requester's position out of the ring and check it. */
 int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -321,8 +351,11 @@ int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 	w->wr_id = READ_ONCE(slot->wr.wr_id);
 	w->opcode = READ_ONCE(slot->wr.opcode);
 	w->send_flags = READ_ONCE(slot->wr.send_flags);
+	w->executed = false;
 	if (!sroce_req_executes(w->opcode))
 		return -EOPNOTSUPP;
+	if (sroce_wr_local(w->opcode))
+		return sroce_req_fetch_local(qp, w, slot);
 	atomic = sroce_req_is_atomic(w->opcode);
 	rd_atomic = atomic || w->opcode == IB_WR_RDMA_READ;
 	w->imm = READ_ONCE(slot->wr.ex.imm_data);
@@ -335,6 +368,8 @@ int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 			w->compare = w->swap_add;
 			w->swap_add = READ_ONCE(slot->wr.wr.atomic.swap);
 		}
+	} else if (w->opcode == IB_WR_SEND_WITH_INV) {
+		w->rkey = READ_ONCE(slot->wr.ex.invalidate_rkey);
 	} else {
 		w->remote_addr = READ_ONCE(slot->wr.wr.rdma.remote_addr);
 		w->rkey = READ_ONCE(slot->wr.wr.rdma.rkey);
@@ -428,15 +463,18 @@ static u8 sroce_req_opcode(const struct sroce_swqe *w, bool first, bool last)
 {
 	bool imm = w->opcode == IB_WR_SEND_WITH_IMM ||
 		   w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool inv = w->opcode == IB_WR_SEND_WITH_INV;
 	enum sroce_op op;
 
-	if (w->opcode == IB_WR_SEND || w->opcode == IB_WR_SEND_WITH_IMM) {
+	if (w->opcode == IB_WR_SEND || w->opcode == IB_WR_SEND_WITH_IMM || inv) {
 		if (first && last)
-			op = imm ? SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY;
+			op = imm ? SROCE_OP_SEND_ONLY_IMM :
+			     inv ? SROCE_OP_SEND_ONLY_INV : SROCE_OP_SEND_ONLY;
 		else if (first)
 			op = SROCE_OP_SEND_FIRST;
 		else if (last)
-			op = imm ? SROCE_OP_SEND_LAST_IMM : SROCE_OP_SEND_LAST;
+			op = imm ? SROCE_OP_SEND_LAST_IMM :
+			     inv ? SROCE_OP_SEND_LAST_INV : SROCE_OP_SEND_LAST;
 		else
 			op = SROCE_OP_SEND_MIDDLE;
 	} else {
@@ -546,6 +584,9 @@ static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
 
 	if (!qp->req.offset && (w->send_flags & IB_SEND_FENCE) && out)
 		return true;
+	/* READ responses may still land in the MR it invalidates. */
+	if (w->opcode == IB_WR_LOCAL_INV && out)
+		return true;
 	if (!sroce_wr_rd_atomic(w->opcode))
 		return false;
 	return out >= max_t(int, qp->params.max_rd_atomic, 1);
@@ -616,6 +657,9 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		immdt = skb_put(skb, sizeof(*immdt));
 		immdt->imm = w->imm;
 	}
+	if (info.hdrs & SROCE_HDR_IETH)
+		((struct sroce_ieth *)skb_put(skb, sizeof(struct sroce_ieth)))->rkey =
+			cpu_to_be32(w->rkey);
 	err = sroce_req_gather(qp, w, skb_put(skb, pay), pay);
 	if (err) {
 		kfree_skb(skb);
@@ -630,6 +674,32 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		req->psn = sroce_psn_add(req->psn, 1);
 	sroce_req_xmit(qp, skb, psn);
 	return 0;
+}
+
+/*
+ * Do a REG_MR or LOCAL_INV, once (a rewind passes over it again), and
+ * complete it when what came before it has. Returns 0, or the status the
+ * WQE fails with.
+ */
+static enum ib_wc_status sroce_req_local(struct sroce_qp *qp,
+					 struct sroce_swqe *w)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	int err;
+
+	if (!w->executed) {
+		if (w->opcode == IB_WR_REG_MR)
+			err = sroce_mr_fast_reg(w->reg_mr, qp->ibqp.pd, w->rkey,
+						w->reg_access);
+		else
+			err = sroce_mr_invalidate(sdev, w->rkey, qp->ibqp.pd);
+		if (err)
+			return IB_WC_LOC_PROT_ERR;
+		w->executed = true;
+	}
+	sroce_req_wqe_sent(qp, w);
+	sroce_comp_local(qp);
+	return IB_WC_SUCCESS;
 }
 
 /* Point the gather cursor at byte @offset of the WQE's data. */
@@ -692,6 +762,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	unsigned int budget = SROCE_REQ_BUDGET;
+	enum ib_wc_status status;
 	struct sroce_swqe *w;
 	unsigned long flags;
 	int err;
@@ -723,7 +794,17 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			req->fetched_to = (req->fetched_to + 1) & qp->sq.mask;
 			sroce_req_seek(req, w, 0);
 		}
-		if (sroce_req_must_wait(qp, w) || !sroce_req_window_ok(qp, w))
+		if (sroce_req_must_wait(qp, w))
+			return false;	/* the completer kicks us */
+		if (sroce_wr_local(w->opcode)) {
+			status = sroce_req_local(qp, w);
+			if (status != IB_WC_SUCCESS) {
+				sroce_qp_fail_send(qp, req->pos, status);
+				return false;
+			}
+			continue;
+		}
+		if (!sroce_req_window_ok(qp, w))
 			return false;	/* the completer kicks us */
 		if (sroce_wr_rd_atomic(w->opcode))
 			err = sroce_req_rd_atomic(qp, w);

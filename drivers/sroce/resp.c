@@ -565,10 +565,14 @@ static int sroce_resp_scatter(struct sroce_qp *qp, const struct sk_buff *skb,
 			      sroce_skb_copy_piece, &s);
 }
 
-/* Complete the message's receive WQE. Returns: notify the CQ. */
+/*
+ * Complete the message's receive WQE, with the immediate data or the key
+ * invalidated (@imm or @inv, the header's word). Returns: notify the CQ.
+ */
 static bool sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 				enum ib_wc_opcode opcode, u32 byte_len,
-				const __be32 *imm, bool solicited)
+				const __be32 *imm, const __be32 *inv,
+				bool solicited)
 {
 	struct ib_wc wc = {
 		.wr_id = qp->resp.wqe->wr_id,
@@ -583,6 +587,9 @@ static bool sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 	if (imm) {
 		wc.ex.imm_data = *imm;
 		wc.wc_flags |= IB_WC_WITH_IMM;
+	} else if (inv) {
+		wc.ex.invalidate_rkey = be32_to_cpu(*inv);
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	qp->resp.wqe_active = false;
 	return sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num,
@@ -595,7 +602,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sk_buff *skb,
 {
 	const struct sroce_bth *bth = (const void *)skb->data;
 	struct sroce_resp *resp = &qp->resp;
-	const __be32 *imm = NULL;
+	const __be32 *imm = NULL, *inv = NULL;
 	int err;
 
 	if (info->pos == SROCE_POS_FIRST || info->pos == SROCE_POS_ONLY) {
@@ -606,7 +613,7 @@ sroce_resp_send(struct sroce_qp *qp, const struct sk_buff *skb,
 		resp->received = 0;
 		if (err) {
 			*notify |= sroce_resp_complete(qp, IB_WC_LOC_QP_OP_ERR,
-						       IB_WC_RECV, 0, NULL, false);
+						       IB_WC_RECV, 0, NULL, NULL, false);
 			return SROCE_RESP_OP_ERR;
 		}
 	}
@@ -614,24 +621,35 @@ sroce_resp_send(struct sroce_qp *qp, const struct sk_buff *skb,
 		return SROCE_RESP_INV_REQ;
 	if (pay > resp->wqe->length - resp->received) {
 		*notify |= sroce_resp_complete(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV,
-					       0, NULL, false);
+					       0, NULL, NULL, false);
 		return SROCE_RESP_INV_REQ;
 	}
 	err = sroce_resp_scatter(qp, skb, info->hdr_len, resp->received, pay);
 	if (err) {
 		*notify |= sroce_resp_complete(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV,
-					       0, NULL, false);
+					       0, NULL, NULL, false);
 		return SROCE_RESP_OP_ERR;
 	}
 	resp->received += pay;
-	if (info->pos == SROCE_POS_LAST || info->pos == SROCE_POS_ONLY) {
-		if (info->hdrs & SROCE_HDR_IMM)
-			imm = &((const struct sroce_immdt *)(skb->data +
-				info->hdr_len - sizeof(struct sroce_immdt)))->imm;
-		*notify |= sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
-					       resp->received, imm,
-					       sroce_bth_se(bth));
+	if (info->pos != SROCE_POS_LAST && info->pos != SROCE_POS_ONLY)
+		return SROCE_RESP_DONE;
+	if (info->hdrs & SROCE_HDR_IMM)
+		imm = &((const struct sroce_immdt *)(skb->data +
+			info->hdr_len - sizeof(struct sroce_immdt)))->imm;
+	if (info->hdrs & SROCE_HDR_IETH) {
+		inv = &((const struct sroce_ieth *)(bth + 1))->rkey;
+		/* Only a fast-registration MR of our PD. */
+		if (sroce_mr_invalidate(to_sdev(qp->ibqp.device),
+					be32_to_cpu(*inv), qp->ibqp.pd)) {
+			*notify |= sroce_resp_complete(qp, IB_WC_LOC_QP_OP_ERR,
+						       IB_WC_RECV, 0, NULL, NULL,
+						       false);
+			return SROCE_RESP_INV_REQ;
+		}
 	}
+	*notify |= sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
+				       resp->received, imm, inv,
+				       sroce_bth_se(bth));
 	return SROCE_RESP_DONE;
 }
 
@@ -691,7 +709,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 				       IB_WC_RECV_RDMA_WITH_IMM, resp->received,
 				       &((const struct sroce_immdt *)(skb->data +
 					 info->hdr_len - sizeof(struct sroce_immdt)))->imm,
-				       sroce_bth_se(bth));
+				       NULL, sroce_bth_se(bth));
 	return err ? SROCE_RESP_OP_ERR : SROCE_RESP_DONE;
 }
 

@@ -5,11 +5,12 @@
 # when $todo is not empty a failure is reported as TODO with that reason
 # (a pass is a pass).
 
-# pair_gid DEV: the index of DEV's GID for 192.0.2.$me (IPv4-mapped).
+# pair_gid DEV [PATTERN]: the index of DEV's GID matching PATTERN, by
+# default the one for 192.0.2.$me (IPv4-mapped).
 pair_gid() {
 	local f
 	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
+		grep -q "${2:-ffff:c000:020$me}" "$f" 2>/dev/null && { basename "$f"; return 0; }
 	done
 	return 1
 }

@@ -42,6 +42,17 @@ pair_mckey 239.1.1.1 a
 # ENOTSUPP) whatever the driver; sroce's attach takes them (mcast.c).
 skip "the kernel's rdma_cm joins no IPv6 group on RoCEv2 (ENOTSUPP)" \
 	"mckey over IPv6"
+# Raw verbs, no rdma_cm: perftest's server attaches its QP to the group
+# (ibv_attach_mcast) and nothing else joins it, so datagrams from the
+# other guest pass b's IP stack only because sroce joined the IP group.
+# The IPv6 group goes from the IPv6 GID.
+g6=$(pair_gid sroce0 "2001:0db8:0000:0000:0000:0000:0000:000$me")
+pair_cmd "ib_send_bw -c UD -g to 239.1.1.9 (raw verbs attach), b receiving" b \
+	'ib_send_bw -d $dev -x $g -c UD -g -M 0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:9 -s 1024 -n 100 -F -p 18710' \
+	'ib_send_bw -d $dev -x $g -c UD -g -M 0:0:0:0:0:0:0:0:0:0:255:255:239:1:1:9 -s 1024 -n 100 -F -p 18710 192.0.2.2'
+pair_cmd "ib_send_bw -c UD -g to ff0e::109 (raw verbs attach), b receiving" b \
+	'ib_send_bw -d $dev -x $g6 -c UD -g -M 255:14:0:0:0:0:0:0:0:0:0:0:0:0:1:9 -s 1024 -n 100 -F -p 18711' \
+	'ib_send_bw -d $dev -x $g6 -c UD -g -M 255:14:0:0:0:0:0:0:0:0:0:0:0:0:1:9 -s 1024 -n 100 -F -p 18711 192.0.2.2'
 
 if [ "$SROCE_ROLE" = b ]; then
 	python3 -c '

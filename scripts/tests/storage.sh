@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test (topology "one"): NVMe over Fabrics on sroce in loopback. An
+# nvmet-rdma target (configfs) exports a file-backed namespace on
+# 192.0.2.1; the nvme-rdma host connects to it through the same sroce
+# device. The host registers its buffers with REG_MR work requests and
+# the target invalidates them remotely (SEND with invalidate), or the
+# host locally (LOCAL_INV). fio writes and verifies (crc32c) random I/O,
+# then ext4 is made, written, read back after the caches are dropped, and
+# the host disconnects and connects again.
+. "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/loopback.sh"
+
+nqn=sroce-test
+cfg=/sys/kernel/config/nvmet
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need nvme || ! need fio || ! modprobe -q nvmet-rdma || ! modprobe -q nvme-rdma; then
+	skip "no nvme-cli, fio or NVMe-oF RDMA modules on this target" "NVMe-oF"
+	rdma link delete sroce0
+	tap_done
+	exit
+fi
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+
+dd if=/dev/zero of=/tmp/ns.img bs=1M count=192 2>/dev/null
+target_up() {
+	mkdir "$cfg/subsystems/$nqn" &&
+	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host" &&
+	mkdir "$cfg/subsystems/$nqn/namespaces/1" &&
+	printf /tmp/ns.img >"$cfg/subsystems/$nqn/namespaces/1/device_path" &&
+	echo 1 >"$cfg/subsystems/$nqn/namespaces/1/enable" &&
+	mkdir "$cfg/ports/1" &&
+	echo rdma >"$cfg/ports/1/addr_trtype" &&
+	echo ipv4 >"$cfg/ports/1/addr_adrfam" &&
+	echo 192.0.2.1 >"$cfg/ports/1/addr_traddr" &&
+	echo 4420 >"$cfg/ports/1/addr_trsvcid" &&
+	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/1/subsystems/$nqn"
+}
+check "nvmet-rdma target on 192.0.2.1:4420 (file-backed namespace)" target_up
+
+dev=
+find_ns() {
+	for d in /sys/class/nvme/nvme*; do
+		grep -qx "$nqn" "$d/subsysnqn" 2>/dev/null || continue
+		for n in "$d"/nvme*n1 /sys/block/nvme*; do
+			[ -e "$n" ] || continue
+			dev=/dev/$(basename "$n")
+			[ -b "$dev" ] && return 0
+		done
+	done
+	return 1
+}
+check "nvme connect -t rdma" timeout 60 nvme connect -t rdma -a 192.0.2.1 -s 4420 -n "$nqn"
+check "the namespace appears" wait_for 20 find_ns
+find_ns
+
+check "fio randrw 4 KiB..1 MiB, iodepth 32, verify crc32c" \
+	timeout 600 fio --name=verify --filename="$dev" --direct=1 --ioengine=libaio \
+	--rw=randrw --bsrange=4k-1m --iodepth=32 --size=64M --verify=crc32c \
+	--do_verify=1 --verify_fatal=1 --output=/tmp/fio.log
+grep -E "READ:|WRITE:" /tmp/fio.log | diag
+
+fs_roundtrip() {
+	mkfs.ext4 -q -F "$dev" && mkdir -p /mnt/nvme && mount "$dev" /mnt/nvme &&
+	dd if=/dev/urandom of=/tmp/data bs=1M count=16 2>/dev/null &&
+	cp /tmp/data /mnt/nvme/data && sync &&
+	echo 3 >/proc/sys/vm/drop_caches &&
+	cmp /tmp/data /mnt/nvme/data && umount /mnt/nvme
+}
+if need mkfs.ext4; then
+	check "ext4 on the namespace: write 16 MiB, drop caches, read back equal" \
+		fs_roundtrip
+else
+	skip "no mkfs.ext4 in this root" "ext4 on the namespace"
+fi
+check "nvme disconnect" timeout 60 nvme disconnect -n "$nqn"
+check "nvme connect again" timeout 60 nvme connect -t rdma -a 192.0.2.1 -s 4420 -n "$nqn"
+check "the namespace appears again" wait_for 20 find_ns
+find_ns
+check "read after reconnect" timeout 120 dd if="$dev" of=/dev/null bs=1M count=16 iflag=direct
+check "nvme disconnect" timeout 60 nvme disconnect -n "$nqn"
+rdma statistic show link sroce0/1 | diag
+no_error_naks() { [ "$(counter tx_nak_error)" = 0 ] && [ "$(counter rx_nak_error)" = 0 ]; }
+check "no error NAK sent or received" no_error_naks
+
+rm -f "$cfg/ports/1/subsystems/$nqn"
+rmdir "$cfg/ports/1" "$cfg/subsystems/$nqn/namespaces/1" "$cfg/subsystems/$nqn" 2>/dev/null
+rdma link delete sroce0
+tap_done
