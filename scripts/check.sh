@@ -108,6 +108,7 @@ run_target() {
 	suite "$t" one traffic 900
 	suite "$t" one perftest 900
 	suite "$t" one pyverbs 1200
+	suite "$t" one storage 900
 	suite "$t" pair link 900
 	suite "$t" pair ud 900
 	suite "$t" pair interop 1200

@@ -81,10 +81,28 @@ start_guest() { # role index
 		-netdev "$net" -device "virtio-net-pci,netdev=n0,mac=52:54:00:5c:00:0$i")
 	[ -n "$MODROOT" ] && args+=(-virtfs "local,path=$MODROOT,mount_tag=srocemods,security_model=none,readonly=on,multidevs=remap")
 	timeout -k 5 "$timeout" qemu-system-x86_64 "${args[@]}" >"$io/qemu-$role.log" 2>&1 &
+	guests+=($!)
 }
 
+# early_failure: a guest's kernel panicked or reported a KASAN error
+# before its user space printed a line (nothing of ours had run). The
+# debug kernel under TCG does, rarely, at its first instants: a KASAN
+# report on an interrupt taken inside identify_cpu() ("tsc: Unable to
+# calibrate against PIT" just before), after which it panics or hangs.
+early_failure() {
+	local role
+	for role in $roles; do
+		[ -s "$io/out-$role.log" ] && continue
+		grep -qE 'Kernel panic|BUG: KASAN' "$io/console-$role.log" 2>/dev/null && return 0
+	done
+	return 1
+}
+
+# boot_all: start the guests and wait for them; a guest that fails while
+# booting stops them all at once (it may hang rather than panic).
 boot_all() {
-	local i=1 role
+	local i=1 role pid alive
+	guests=()
 	for role in $roles; do
 		start_guest "$role" "$i"
 		if [ "$topo" = pair ] && [ "$role" = a ]; then
@@ -92,29 +110,28 @@ boot_all() {
 		fi
 		i=$((i + 1))
 	done
+	while :; do
+		alive=0
+		for pid in "${guests[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+		[ $alive = 1 ] || break
+		if early_failure; then
+			sleep 2	# the report's last lines
+			kill "${guests[@]}" 2>/dev/null || true
+			break
+		fi
+		sleep 1
+	done
 	wait || true
 }
 
-# early_panic: a guest's kernel panicked before its user space printed a
-# line (nothing of ours had run). The debug kernel under TCG does, rarely,
-# at its first instants: a KASAN report on an interrupt taken inside
-# identify_cpu(), seen once (in a make check run, kunit suite).
-early_panic() {
-	local role
-	for role in $roles; do
-		[ -s "$io/out-$role.log" ] && continue
-		grep -q 'Kernel panic' "$io/console-$role.log" 2>/dev/null && return 0
-	done
-	return 1
-}
-
 boot_all
-if early_panic; then
+if early_failure; then
 	# Said on the output, then every guest boots again once, from scratch.
 	for role in $roles; do
-		grep -q 'Kernel panic' "$io/console-$role.log" 2>/dev/null || continue
-		echo "# $target/$role: the kernel panicked while booting, before user space; booting again:"
-		grep -m3 -E 'BUG:|Kernel panic' "$io/console-$role.log" | sed 's/^/#   /'
+		[ -s "$io/out-$role.log" ] && continue
+		grep -qE 'Kernel panic|BUG: KASAN' "$io/console-$role.log" 2>/dev/null || continue
+		echo "# $target/$role: the kernel failed while booting, before user space; booting again:"
+		grep -m3 -E 'BUG:|Kernel panic|tsc:' "$io/console-$role.log" | sed 's/^/#   /'
 		cp "$io/console-$role.log" "$io/console-$role.first-boot.log"
 	done
 	find "$io" -mindepth 1 -maxdepth 1 ! -name cmd.sh ! -name '*.first-boot.log' \

@@ -853,9 +853,25 @@ static int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		return -EMSGSIZE;
 	/* Unlocked snapshots; the restrack reference keeps the QP alive. */
 	if (rdma_nl_put_driver_u32_hex(msg, "sq_next_psn", READ_ONCE(qp->req.psn)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "sq_acked_psn", READ_ONCE(qp->comp.acked_psn)) ||
 	    rdma_nl_put_driver_u32_hex(msg, "rq_expected_psn", READ_ONCE(qp->resp.psn)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_posted", sroce_queue_count(&qp->sq)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_slots", sroce_queue_slots(&qp->sq)))
+		goto err;
+	/* What a stalled requester waits for. */
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    (rdma_nl_put_driver_u32(msg, "sq_unsent",
+				    (READ_ONCE(qp->sq.ring->producer) -
+				     READ_ONCE(qp->req.pos)) & qp->sq.mask) ||
+	     rdma_nl_put_driver_u32(msg, "rd_outstanding",
+				    READ_ONCE(qp->req.rd_sent) - READ_ONCE(qp->req.rd_done)) ||
+	     rdma_nl_put_driver_u32(msg, "cwnd", READ_ONCE(qp->req.cw.cwnd)) ||
+	     rdma_nl_put_driver_u32(msg, "tx_queued", atomic_read(&qp->tx_queued)) ||
+	     rdma_nl_put_driver_u32(msg, "ack_timer", hrtimer_is_queued(&qp->req.ack_timer)) ||
+	     rdma_nl_put_driver_u32(msg, "req_flags", READ_ONCE(qp->req.flags) |
+				    READ_ONCE(qp->req.rewind) << 4 |
+				    READ_ONCE(qp->req.rnr_wait) << 5 |
+				    (READ_ONCE(qp->req.window_wait) & 1) << 6)))
 		goto err;
 	if (qp->rq.ring &&
 	    (rdma_nl_put_driver_u32(msg, "rq_posted", sroce_queue_count(&qp->rq)) ||

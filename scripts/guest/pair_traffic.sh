@@ -52,19 +52,33 @@ pair_verify() {
 	fi
 }
 
+# pair_snapshot: the QPs' state (rdma resource -dd) 100 s into a run, into
+# /tmp/pt.log, in the background: what a run that hangs was waiting for.
+pair_snapshot() {
+	(sleep 100; echo "QPs at 100 s:"; rdma resource show qp link "$dev/1" -dd) \
+		>/tmp/pt-qp.log 2>&1 &
+	snap=$!
+}
+
 # pair_perftest DESCRIPTION PORT SERVER TOOL ARGS...: one perftest run,
 # SERVER (a or b) serving; the result line goes into the description.
 pair_perftest() {
-	local d=$1 port=$2 server=$3 tool=$4 rc=0 res
+	local d=$1 port=$2 server=$3 tool=$4 rc=0 res snap
 	shift 4
 	barrier "pt$port"
+	: >/tmp/pt-qp.log
+	pair_snapshot
 	if [ "$SROCE_ROLE" = "$server" ]; then
 		timeout 120 "$tool" -d "$dev" -p "$port" -F "$@" >/tmp/pt.log 2>&1 || rc=$?
+		kill $snap 2>/dev/null
+		cat /tmp/pt-qp.log >>/tmp/pt.log
 		pair_result "$d: served" $rc /tmp/pt.log
 	else
 		sleep 2
 		timeout 120 "$tool" -d "$dev" -p "$port" -F "$@" "192.0.2.$peer" \
 			>/tmp/pt.log 2>&1 || rc=$?
+		kill $snap 2>/dev/null
+		cat /tmp/pt-qp.log >>/tmp/pt.log
 		case $tool in
 		*_bw) res=$(awk '/^ *[0-9]+ +[0-9]+ /{print $4 " MB/s"}' /tmp/pt.log | tail -n 1) ;;
 		*) res=$(awk '/^ *[0-9]+ +[0-9]+ /{print $5 " usec typical"}' /tmp/pt.log | tail -n 1) ;;
@@ -92,10 +106,11 @@ pair_cmd() {
 	fi
 }
 
-# pair_cm SERVER WHO: UD and rdma_cm traffic with SERVER (a or b, named
-# WHO in the descriptions) serving at its address 192.0.2.N: the UD
-# pingpong (GID $g), then rdma_cm's own tools, which connect through
-# CM MADs on QP1, and perftest over rdma_cm.
+# pair_cm SERVER WHO [brief]: UD and rdma_cm traffic with SERVER (a or
+# b, named WHO in the descriptions) serving at its address 192.0.2.N: the
+# UD pingpong (GID $g), then rdma_cm's own tools, which connect through
+# CM MADs on QP1, and perftest over UD and rdma_cm. "brief" stops after
+# rping, ucmatose and udaddy (for time, where the ud suite ran the rest).
 pair_cm() {
 	local server=$1 who=$2 s
 	[ "$server" = a ] && s=192.0.2.1 || s=192.0.2.2
@@ -112,6 +127,7 @@ pair_cm() {
 	pair_cmd "udaddy, $who serving" "$server" \
 		"udaddy -b $s -C 20" \
 		"udaddy -s $s -C 20"
+	[ "$3" = brief ] && return 0
 	pair_cmd "rdma_server / rdma_client, $who serving" "$server" \
 		"rdma_server -s $s -p 18704" \
 		"rdma_client -s $s -p 18704"
