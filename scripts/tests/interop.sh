@@ -104,7 +104,7 @@ pair_mckey 239.1.1.2 a
 todo="rdma_rxe's multicast sends reach no receiver, its own included"
 pair_mckey 239.1.1.3 b
 todo=
-rdma statistic show link dev0/1 | tr -s ' \n' ' ' | diag
+{ rdma statistic show link dev0/1 | tr -s ' \n' ' '; echo; } | diag
 barrier done
 check "rdma link delete" rdma link delete dev0
 tap_done

@@ -82,7 +82,7 @@ check "no datagram dropped for its length" \
 	[ "$(counter rx_drop_length)" = 0 ]
 check "no datagram with a wrong Q_Key" [ "$(counter rx_drop_qkey)" = 0 ]
 check "no packet left to no engine" [ "$(counter rx_unhandled)" = 0 ]
-rdma statistic show link sroce0/1 | tr -s ' \n' ' ' | diag
+{ rdma statistic show link sroce0/1 | tr -s ' \n' ' '; echo; } | diag
 barrier done
 check "rdma link delete" rdma link delete sroce0
 tap_done
