@@ -252,6 +252,11 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 		qp->fail_set = false;
 		break;
 	case IB_QPS_SQE:
+		/* A failed send racing a move to ERR or RESET: that one stands. */
+		if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_RESET) {
+			next = qp->state;
+			break;
+		}
 		/* UD and UC: the send queue alone is in error (IBTA 10.3.1). */
 		if (qp->state != IB_QPS_SQE)
 			notify_s = sroce_qp_flush_sq(qp);
