@@ -113,8 +113,12 @@ static int sroce_mcg_ip(struct sroce_dev *sdev, const union ib_gid *mgid,
 	}
 	if (!IS_ENABLED(CONFIG_IPV6))
 		return -EAFNOSUPPORT;
-	return join ? ipv6_dev_mc_inc(sdev->ndev, a) :
-		      ipv6_dev_mc_dec(sdev->ndev, a);
+	/* 6.1 wants RTNL here too; later kernels lock inside, under it. */
+	rtnl_lock();
+	err = join ? ipv6_dev_mc_inc(sdev->ndev, a) :
+		     ipv6_dev_mc_dec(sdev->ndev, a);
+	rtnl_unlock();
+	return err;
 }
 
 /* Take the QP at @i out of @g; an empty group is left and freed. */
