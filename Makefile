@@ -5,6 +5,8 @@
 #   make TARGET=deb12|deb13|bpo   build for a test target (out/TARGET/)
 #   make check             the whole test suite (README)
 #   make check TARGETS=deb12      the quick form, one target
+#   make check FULL=1      every suite on every target (default: the heavy
+#                          suites on bpo and debug only)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r)
@@ -26,7 +28,7 @@ install:
 	depmod -a $(KVER)
 
 check:
-	scripts/check.sh $(if $(TARGETS),--targets "$(TARGETS)")
+	scripts/check.sh $(if $(TARGETS),--targets "$(TARGETS)") $(if $(FULL),--full)
 
 demo:
 	scripts/demo.sh

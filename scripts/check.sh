@@ -4,17 +4,21 @@
 # `make check`: install what is missing, set the targets up, build on each,
 # run the guest suites, total the TAP and end with "N passed, N failed,
 # N skipped". Exits non-zero on any failure.
-#   scripts/check.sh [--targets "deb12 deb13 bpo"]
-# Logs of every guest are kept in out/check/TARGET-SUITE/. The debug target
-# runs beside the others (two lanes).
+#   scripts/check.sh [--targets "deb12 deb13 bpo"] [--full]
+# The heavy suites (pyverbs, storage, interop, loss) run on bpo and debug;
+# deb12 and deb13 run the smoke subset unless --full (make check FULL=1).
+# Logs of every guest are kept in out/check/TARGET-SUITE/. Suites of all
+# targets share the host's cores (a queue, below).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 targets=$SROCE_TARGETS_ALL
+full=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--targets) targets=$2; shift 2 ;;
-	*) die "usage: check.sh [--targets LIST]" ;;
+	--full) full=1; shift ;;
+	*) die "usage: check.sh [--targets LIST] [--full]" ;;
 	esac
 done
 
@@ -42,7 +46,7 @@ step() {
 }
 
 # cores TOPOLOGY COMMAND...: run COMMAND holding a host core per guest.
-# TCG runs each guest on one host thread; the lanes must not put more
+# TCG runs each guest on one host thread; the workers must not put more
 # guests than cores on the host, or a guest starved of CPU looks like a
 # dead peer to the other's ACK timer. "pair" takes both locks (in order),
 # "one" whichever is free first.
@@ -66,14 +70,17 @@ cores() {
 # suite TARGET TOPOLOGY NAME TIMEOUT: a guest script's TAP, plus the kernel
 # log checks of every guest and its exit code.
 suite() {
-	local t=$1 topo=$2 name=$3 tmo=$4 t0=$(date +%s) rc=0
+	local t=$1 topo=$2 name=$3 tmo=$4 t0=$(date +%s) t1 rc=0
 	echo "# $t: $name ($topo)" | tee -a "$tap"
-	cores "$topo" "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" --keep "$outdir/$t-$name" \
+	# The stamp says when the guests started, after the wait for cores.
+	cores "$topo" sh -c 'date +%s >"$0"; exec "$@"' "$outdir/$t-$name.start" \
+		"$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" --keep "$outdir/$t-$name" \
 		"$t" "$topo" "sh \$SROCE_SRC/scripts/tests/$name.sh" >"$outdir/$t-$name.tap" 2>&1 || rc=$?
+	t1=$(cat "$outdir/$t-$name.start" 2>/dev/null || echo "$t0")
 	sed "s/^\(\[[a-z]\] \)\?\(not ok\|ok\) [0-9]* *-/\1\2 - $t\/$name:/" \
 		"$outdir/$t-$name.tap" | tee -a "$tap"
 	if [ $rc = 0 ]; then
-		say "ok - $t/$name: guests exited 0 ($(($(date +%s) - t0)) s)"
+		say "ok - $t/$name: guests exited 0 ($(($(date +%s) - t1)) s, after $((t1 - t0)) s waiting for cores)"
 	else
 		say "not ok - $t/$name: a guest failed (exit $rc)"
 	fi
@@ -92,58 +99,95 @@ if [ -n "$targets" ]; then
 	grep -avE '^(not )?ok |building against' "$outdir/lint.log" | head -n 40 | sed 's/^/#   /'
 fi
 
-# run_target T: run the suites of a target built below; its TAP goes to
-# $outdir/T.tap, added to the total at the end.
-run_target() {
-	local t=$1
-	tap=$outdir/$t.tap
-	[ -f "$outdir/built-$t" ] || return 0
+# jobs T: the suites of target T, one "TARGET TOPOLOGY SUITE TIMEOUT" line
+# each. The heavy suites run on bpo and debug, everywhere with --full;
+# the smoke subset still takes every kernel through the verbs, RC and UD
+# traffic, perftest and a two-guest link.
+jobs() {
+	local t=$1 s
+	case "$full:$t" in
+	1:* | *:bpo | *:debug)
+		# The heavy ones first: the queue ends on short jobs.
+		for s in "one pyverbs 1200" "one storage 900" \
+			"pair interop 1200" "pair loss 1200"; do
+			echo "$t $s"
+		done
+		;;
+	esac
 	# KUnit suites exist only where the kernel has KUnit (debug).
-	[ -f "$SROCE_TOP/out/$t/sroce_psn_test.ko" ] && suite "$t" one kunit 600
-	suite "$t" one device 900
-	suite "$t" one verbs 600
-	suite "$t" one traffic 900
-	suite "$t" one perftest 900
-	suite "$t" one pyverbs 1200
-	suite "$t" one storage 900
-	suite "$t" pair link 900
-	suite "$t" pair ud 900
-	suite "$t" pair interop 1200
-	suite "$t" pair loss 1200
+	[ -f "$SROCE_TOP/out/$t/sroce_psn_test.ko" ] && echo "$t one kunit 600"
+	for s in "one device 900" "one verbs 600" "one traffic 900" \
+		"one perftest 900" "pair link 900" "pair ud 900"; do
+		echo "$t $s"
+	done
 }
 
-# Lanes: the debug kernel (about as long as the other targets together),
-# bpo, and the rest, each in its own lane. Each guest is one host thread
-# (TCG), so a suite of one guest leaves a core idle; the lanes fill it,
-# and cores() keeps them to a guest per core. With three lanes the last
-# stretch of the run is rarely a single lane's one-guest suites. Guests
-# share nothing but the read-only trees.
 # Every target is built first, one at a time, before any guest runs: a
-# build beside the lanes' guests would slow the timers under test, and a
-# build waiting for a free core between pair suites once waited 28
-# minutes.
+# build beside the guests would slow the timers under test, and a build
+# waiting for a free core between pair suites once waited 28 minutes.
 # (A subshell: $tap stays the total's file out here.)
 (for t in $targets; do
-	tap=$outdir/$t.tap
-	: >"$tap"
+	tap=$outdir/build-$t.tap
 	step "build-$t" "$SROCE_TOP/scripts/build.sh" "$t" && touch "$outdir/built-$t"
 done)
+for t in $targets; do
+	cat "$outdir/build-$t.tap" >>"$tap"
+done
 
-lane1= lane2= lane3=
-for t in $targets; do
-	case $t in
-	debug) lane2="$lane2 $t" ;;
-	bpo) lane3="$lane3 $t" ;;
-	*) lane1="$lane1 $t" ;;
-	esac
+# The suites form one queue, the slowest target's first (debug takes
+# about as long as the others together), the smoke subsets last so that
+# the run ends on short jobs. Three workers take the next job as they
+# come free; cores() keeps them to a guest per host core (a pair suite
+# waits for both), so a one-guest suite fills the core another leaves
+# idle. Each job's TAP goes to its own file, totalled in queue order.
+queue=$outdir/queue
+: >"$queue"
+for t in debug bpo deb13 deb12 $targets; do
+	case " $targets " in *" $t "*) ;; *) continue ;; esac
+	grep -q "^$t " "$queue" && continue
+	[ -f "$outdir/built-$t" ] || {
+		echo "$t - - -" >>"$queue"
+		continue
+	}
+	jobs "$t" >>"$queue"
 done
-(for t in $lane1; do run_target "$t"; done) &
-(for t in $lane2; do run_target "$t"; done) &
-(for t in $lane3; do run_target "$t"; done) &
+echo 0 >"$outdir/queue.next"
+
+# next_job: the number of the next job in the queue, or nothing when the
+# queue is empty.
+next_job() {
+	flock "$outdir/queue.lock" sh -c '
+		n=$(cat "$1"); [ "$n" -lt "$(wc -l <"$2")" ] || exit 0
+		echo $((n + 1)) >"$1"; echo $((n + 1))' - "$outdir/queue.next" "$queue"
+}
+
+worker() {
+	local n t topo name tmo
+	while n=$(next_job) && [ -n "$n" ]; do
+		# shellcheck disable=SC2046
+		set -- $(sed -n "${n}p" "$queue")
+		t=$1 topo=$2 name=$3 tmo=$4
+		[ "$name" = - ] && continue
+		tap=$outdir/job-$n.tap
+		suite "$t" "$topo" "$name" "$tmo"
+	done
+}
+worker &
+worker &
+worker &
 wait
-for t in $targets; do
-	cat "$outdir/$t.tap" >>"$tap"
+n=0
+while [ $n -lt "$(wc -l <"$queue")" ]; do
+	n=$((n + 1))
+	[ -f "$outdir/job-$n.tap" ] && cat "$outdir/job-$n.tap" >>"$tap"
 done
+if [ -z "$full" ]; then
+	for t in $targets; do
+		case $t in bpo | debug) continue ;; esac
+		[ -f "$outdir/built-$t" ] &&
+			say "ok - $t: pyverbs, storage, interop, loss # SKIP smoke subset on $t (make check FULL=1 runs them)"
+	done
+fi
 
 # A "# SKIP" (ok) or "# TODO" (not ok: a known gap, with its reason) line
 # counts as skipped; every other "not ok" as failed.
