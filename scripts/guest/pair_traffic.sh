@@ -87,20 +87,45 @@ pair_perftest() {
 	fi
 }
 
+# pair_listening: something listens for a connection in this guest: an
+# rdma_cm ID in LISTEN (rping, ucmatose, udaddy, perftest -R) or a TCP
+# socket (perftest's and the pingpongs' exchange). Nothing else listens
+# in a test guest.
+pair_listening() {
+	rdma resource show cm_id 2>/dev/null | grep -q LISTEN ||
+		[ -n "$(ss -Hltn 2>/dev/null)" ]
+}
+
+# pair_serve NAME LINE LOG: on the serving side, eval the command line
+# LINE in the background, 120 s at most, its output to LOG ($serving is
+# its pid), and meet the client at barrier NAME
+# once it listens (20 s at most; then the client tries anyway). A client
+# that came before the listener would be refused: an rdma_cm client then
+# gets REJECTED, or UNREACHABLE from a SIDR reply "no such service", and
+# perftest -R -c UD crashed in that error path. A fixed head start was
+# once too short under TCG.
+pair_serve() {
+	(eval "timeout 120 $2" >"$3" 2>&1) &
+	serving=$!
+	wait_for 20 pair_listening
+	barrier "$1"
+}
+
 # pair_cmd DESCRIPTION SERVER SERVE CONNECT: SERVER (a or b) runs the
-# command line SERVE; the other runs CONNECT three seconds later. Each
-# side reports its own exit status. The lines are eval'ed: they may name
-# $dev, $g and addresses.
+# command line SERVE; the other runs CONNECT once the server listens.
+# Each side reports its own exit status. The lines are eval'ed: they may
+# name $dev, $g and addresses.
 pair_cmd_n=0
 pair_cmd() {
 	local d=$1 server=$2 rc=0
 	pair_cmd_n=$((pair_cmd_n + 1))
 	barrier "cmd$pair_cmd_n"
 	if [ "$SROCE_ROLE" = "$server" ]; then
-		eval "timeout 120 $3" >/tmp/cmd.log 2>&1 || rc=$?
+		pair_serve "cmd$pair_cmd_n-listen" "$3" /tmp/cmd.log
+		wait $serving || rc=$?
 		pair_result "$d: served" $rc /tmp/cmd.log
 	else
-		sleep 3
+		barrier "cmd$pair_cmd_n-listen"
 		eval "timeout 120 $4" >/tmp/cmd.log 2>&1 || rc=$?
 		pair_result "$d: connected" $rc /tmp/cmd.log
 	fi

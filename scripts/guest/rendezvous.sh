@@ -2,9 +2,10 @@
 # Rendezvous between the guests of a topology through the shared /sroceio.
 # Source it after tap.sh.
 
-# barrier NAME: wait until every guest reached NAME (60 s at most).
+# barrier NAME [SECONDS]: wait until every guest reached NAME (60 s at
+# most by default).
 barrier() {
-	local name=$1 r t=600
+	local name=$1 r t=$((${2:-60} * 10))
 	touch "$SROCE_IO/barrier-$name-$SROCE_ROLE"
 	for r in ${SROCE_ROLES:-a b}; do
 		while [ ! -e "$SROCE_IO/barrier-$name-$r" ]; do
