@@ -5,8 +5,9 @@
 # run the guest suites, total the TAP and end with "N passed, N failed,
 # N skipped". Exits non-zero on any failure.
 #   scripts/check.sh [--targets "deb12 deb13 bpo"] [--full]
-# The heavy suites (pyverbs, storage, interop, loss) run on bpo and debug;
-# deb12 and deb13 run the smoke subset unless --full (make check FULL=1).
+# The heavy suites (pyverbs, storage, nvmf, interop, loss) run on bpo
+# and debug; deb12 and deb13 run the smoke subset unless --full (make
+# check FULL=1).
 # Logs of every guest are kept in out/check/TARGET-SUITE/. Suites of all
 # targets share the host's cores (a queue, below).
 set -uo pipefail
@@ -108,7 +109,7 @@ jobs() {
 	case "$full:$t" in
 	1:* | *:bpo | *:debug)
 		# The heavy ones first: the queue ends on short jobs.
-		for s in "one pyverbs 1200" "one storage 900" \
+		for s in "one pyverbs 1200" "one storage 900" "pair nvmf 1200" \
 			"pair interop 1200" "pair loss 1200"; do
 			echo "$t $s"
 		done
@@ -185,7 +186,7 @@ if [ -z "$full" ]; then
 	for t in $targets; do
 		case $t in bpo | debug) continue ;; esac
 		[ -f "$outdir/built-$t" ] &&
-			say "ok - $t: pyverbs, storage, interop, loss # SKIP smoke subset on $t (make check FULL=1 runs them)"
+			say "ok - $t: pyverbs, storage, nvmf, interop, loss # SKIP smoke subset on $t (make check FULL=1 runs them)"
 	done
 fi
 

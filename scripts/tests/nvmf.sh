@@ -1,0 +1,219 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test (topology "pair"): NVMe over Fabrics between two guests. Guest
+# a is the nvmet-rdma target (configfs, a file-backed namespace on
+# 192.0.2.1:4420), guest b the nvme-rdma host. Four rounds, each with its
+# own pair of RDMA drivers: sroce on both, rdma_rxe on both, then each
+# driver serving the other. In every round the host connects, fio writes
+# and verifies random I/O (crc32c), then measures sequential write, read
+# and 4 KiB random read; the throughput table of the four rounds ends the
+# output. The target is configured once: between rounds its RDMA device
+# goes away under the listening port, which is enabled again when the
+# next device is up. Last, with sroce on both, the target's link is
+# deleted under a verifying fio and added back: the host reconnects and
+# fio ends clean.
+. "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/rendezvous.sh"
+
+case $SROCE_ROLE in
+a) me=1 ;;
+*) me=2 ;;
+esac
+nqn=sroce-nvmf
+# How much fio verifies per round and across the removal (less on the
+# slow debug kernel).
+vsize=32M rsize=48M
+[ "$SROCE_TARGET" = debug ] && vsize=16M rsize=16M
+cfg=/sys/kernel/config/nvmet
+need() { command -v "$1" >/dev/null 2>&1; }
+ip link set eth0 up
+ip addr add "192.0.2.$me/24" dev eth0
+have=1
+if [ "$SROCE_ROLE" = a ]; then
+	modprobe -q nvmet-rdma || have=
+else
+	need nvme && need fio && modprobe -q nvme-rdma || have=
+fi
+publish have "$have"
+barrier have
+if [ "$(lookup a have)" != 1 ] || [ "$(lookup b have)" != 1 ]; then
+	skip "no nvme-cli, fio or NVMe-oF RDMA modules on this target" "NVMe-oF across two guests"
+	tap_done
+	exit
+fi
+
+# target_up: the subsystem, its namespace and the RDMA port.
+target_up() {
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	[ -d "$cfg" ] || return 1
+	dd if=/dev/zero of=/tmp/ns.img bs=1M count=160 2>/dev/null &&
+	mkdir "$cfg/subsystems/$nqn" &&
+	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host" &&
+	mkdir "$cfg/subsystems/$nqn/namespaces/1" &&
+	printf /tmp/ns.img >"$cfg/subsystems/$nqn/namespaces/1/device_path" &&
+	echo 1 >"$cfg/subsystems/$nqn/namespaces/1/enable" &&
+	mkdir "$cfg/ports/1" &&
+	echo rdma >"$cfg/ports/1/addr_trtype" &&
+	echo ipv4 >"$cfg/ports/1/addr_adrfam" &&
+	echo 192.0.2.1 >"$cfg/ports/1/addr_traddr" &&
+	echo 4420 >"$cfg/ports/1/addr_trsvcid" &&
+	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/1/subsystems/$nqn"
+}
+
+# port_relink: enable the port again after its device came back. nvmet
+# re-listens by itself after an address change, not after a device
+# removal: the listener went with the device. Its cm_id is gone, so the
+# unlink destroys none (the debug kernel's lockdep objects to destroying
+# a listener that accepted a connection; see storage.sh).
+port_relink() {
+	rm "$cfg/ports/1/subsystems/$nqn" &&
+	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/1/subsystems/$nqn"
+}
+
+dev=
+# find_ns: the host's block device of our namespace, into $dev.
+find_ns() {
+	local d n
+	for d in /sys/class/nvme/nvme*; do
+		grep -qx "$nqn" "$d/subsysnqn" 2>/dev/null || continue
+		for n in "$d"/nvme*n1 /sys/block/nvme*; do
+			[ -e "$n" ] || continue
+			dev=/dev/$(basename "$n")
+			[ -b "$dev" ] && return 0
+		done
+	done
+	return 1
+}
+
+# connect: the host connects and its namespace appears (then find_ns
+# sets $dev; check runs this in a subshell).
+connect() {
+	timeout 60 nvme connect -t rdma -a 192.0.2.1 -s 4420 -n "$nqn" "$@" &&
+		wait_for 20 find_ns
+}
+
+# fio_bw NAME ARGS...: one fio job on $dev; prints "MiB/s IOPS" of its
+# read or write side (whichever moved data).
+fio_bw() {
+	local name=$1
+	shift
+	timeout 300 fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio --eta=never \
+		--output-format=json "$@" >"/tmp/fio-$name.json" || return 1
+	python3 - "/tmp/fio-$name.json" <<-'EOF'
+	import json, sys
+	job = json.load(open(sys.argv[1]))["jobs"][0]
+	side = job["read"] if job["read"]["io_bytes"] else job["write"]
+	print("%.1f %.0f" % (side["bw"] / 1024.0, side["iops"]))
+	EOF
+}
+
+# measure NAME: sequential write and read, 128 KiB, then 10 s of 4 KiB
+# random reads; one row of the table.
+measure() {
+	local w r rr
+	w=$(fio_bw seqwrite --rw=write --bs=128k --iodepth=16 --size=64M) &&
+		r=$(fio_bw seqread --rw=read --bs=128k --iodepth=16 --size=64M) &&
+		rr=$(fio_bw randread --rw=randread --bs=4k --iodepth=32 --size=64M \
+			--runtime=10 --time_based)
+	check "$1: fio sequential write, read, random read 4 KiB" test -n "$rr"
+	# round, write MiB/s, read MiB/s, 4 KiB read IOPS
+	echo "$1 ${w% *} ${r% *} ${rr#* }" >>"$SROCE_IO/nvmf-table"
+}
+
+# round NAME DRIVER-A DRIVER-B: one round of the table. The first sets the
+# target up: its port needs an RDMA device on the address.
+round() {
+	local name=$1 drv
+	[ "$SROCE_ROLE" = a ] && drv=$2 || drv=$3
+	# sroce went out with rmmod at the end of the last round.
+	if [ "$drv" = rxe ]; then
+		modprobe rdma_rxe
+	else
+		modprobe sroce 2>/dev/null || insmod "$SROCE_KO"
+	fi
+	check "$name: rdma link add dev0 type $drv" rdma link add dev0 type $drv netdev eth0
+	if [ "$SROCE_ROLE" = a ]; then
+		if [ ! -d "$cfg/ports/1" ]; then
+			check "nvmet-rdma target on 192.0.2.1:4420 (file-backed namespace)" target_up
+		else
+			check "$name: the target port enabled again" port_relink
+		fi
+	fi
+	barrier "up-$name"
+	if [ "$SROCE_ROLE" = b ]; then
+		check "$name: nvme connect -t rdma" connect
+		find_ns
+		check "$name: fio randrw 4 KiB..1 MiB, iodepth 32, $vsize, verify crc32c" \
+			timeout 600 fio --name=verify --filename="$dev" --direct=1 --ioengine=libaio --eta=never \
+			--rw=randrw --bsrange=4k-1m --iodepth=32 --size=$vsize --verify=crc32c \
+			--do_verify=1 --verify_fatal=1 --output=/tmp/fio.log
+		[ "$SROCE_TARGET" = debug ] || measure "$name"
+		check "$name: nvme disconnect" timeout 60 nvme disconnect -n "$nqn"
+	fi
+	barrier "done-$name" 900
+	check "$name: rdma link delete dev0" rdma link delete dev0
+	if [ "$drv" = rxe ]; then
+		rmmod rdma_rxe
+	else
+		rmmod sroce
+	fi
+	barrier "down-$name"
+}
+
+round sroce-sroce sroce sroce
+# The debug kernel (KASAN, lockdep) watches sroce's side: for time, it
+# runs neither rdma_rxe's rounds nor the measurements.
+if [ "$SROCE_TARGET" = debug ]; then
+	[ "$SROCE_ROLE" = b ] &&
+		skip "for time on the debug kernel (bpo runs them)" "rdma_rxe rounds and throughput"
+else
+	round rxe-rxe rxe rxe
+	round sroce-target.rxe-host sroce rxe
+	round rxe-target.sroce-host rxe sroce
+fi
+
+if [ "$SROCE_ROLE" = b ] && [ -s "$SROCE_IO/nvmf-table" ]; then
+	echo "# NVMe-oF over two TCG guests (only ratios within one run mean anything):"
+	echo "# round                      write MiB/s  read MiB/s  4K randread IOPS"
+	awk '{ printf "# %-26s %11s %11s %17s\n", $1, $2, $3, $4 }' "$SROCE_IO/nvmf-table"
+fi
+
+# The target's link deleted under I/O, sroce on both sides. The host
+# keeps its controller and reconnects every 2 s; fio's writes wait
+# (nothing fails) and every block verifies after the link is back.
+modprobe sroce 2>/dev/null || insmod "$SROCE_KO"
+check "removal: rdma link add dev0 type sroce" rdma link add dev0 type sroce netdev eth0
+[ "$SROCE_ROLE" = a ] && check "removal: the target port enabled" port_relink
+barrier "up-removal"
+if [ "$SROCE_ROLE" = b ]; then
+	check "removal: nvme connect (reconnect every 2 s)" connect --reconnect-delay=2 --ctrl-loss-tmo=120
+	find_ns
+	timeout 600 fio --name=removal --filename="$dev" --direct=1 --ioengine=libaio --eta=never \
+		--rw=randwrite --bsrange=4k-256k --iodepth=16 --size=$rsize --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --output=/tmp/fio-removal.log &
+	fio=$!
+	sleep 5
+	barrier "io-running"
+	barrier "link-back" 120
+	rc=0
+	wait $fio || rc=$?
+	check "removal: fio wrote and verified every block across the outage" test $rc = 0
+	[ $rc = 0 ] || tail -n 20 /tmp/fio-removal.log | diag
+	check "removal: the host saw the controller reconnect" \
+		sh -c "dmesg | grep -qE 'nvme nvme[0-9]+: (Successfully reconnected|reconnect)'"
+	check "removal: nvme disconnect" timeout 60 nvme disconnect -n "$nqn"
+else
+	barrier "io-running"
+	check "removal: rdma link delete on the target under I/O" rdma link delete dev0
+	sleep 3
+	check "removal: rdma link add again" rdma link add dev0 type sroce netdev eth0
+	check "removal: the target port enabled again" port_relink
+	barrier "link-back"
+fi
+barrier "removal-done" 900
+check "rdma link delete dev0" rdma link delete dev0
+
+# The target stays configured until the guest powers off (storage.sh
+# says why).
+tap_done
