@@ -7,6 +7,8 @@
 #   make check TARGETS=deb12      the quick form, one target
 #   make check FULL=1      every suite on every target (default: the heavy
 #                          suites on bpo and debug only)
+#   make bench             sroce against rdma_rxe, perftest, results/ (README)
+#   make bench QUICK=1     a few points, for day-to-day work
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r)
@@ -33,6 +35,9 @@ check:
 demo:
 	scripts/demo.sh
 
+bench:
+	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)")
+
 lint:
 	scripts/deps.sh
 	scripts/setup-targets.sh deb12 deb13 bpo
@@ -48,4 +53,4 @@ clean:
 		-o -name '.*.cmd' -o -name modules.order -o -name Module.symvers \) \
 		-not -path './.git/*' -delete
 
-.PHONY: all module install check demo lint setup clean
+.PHONY: all module install check demo bench lint setup clean

@@ -11,6 +11,8 @@
 # log is checked: a warning, BUG, Oops, KASAN, UBSAN, lockdep or kmemleak
 # report fails the run. Exit: 0 only if every guest's command exited 0 and
 # every kernel log is clean. TAP lines are printed for the kernel checks.
+# SROCE_VM_IODIR_FILE=FILE: the shared directory's host path is written to
+# FILE at the start (its out-ROLE.log files grow as the guests print).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -37,6 +39,8 @@ esac
 
 io=$(mktemp -d /tmp/sroce-vm.XXXXXX)
 chmod 0777 "$io"
+# Where the live logs are, for a caller that follows them (make bench).
+[ -n "${SROCE_VM_IODIR_FILE:-}" ] && echo "$io" >"$SROCE_VM_IODIR_FILE"
 cleanup() {
 	local p
 	for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: perftest on sroce and on rdma_rxe, side by side in one run
+# (the same kernel, the same guests, the same boot), then a JSON file of
+# every figure, a markdown table of sroce / rdma_rxe ratios and gnuplot
+# plots, under results/bench-DATE/ (or --out DIR).
+#   scripts/bench.sh [--quick] [--targets "bpo"] [--topos "pair one"] [--out DIR]
+# Full: ib_{write,read,send}_bw at 64 B, 4 KiB, 64 KiB and 1 MiB with 1
+# and 4 QPs, ib_atomic_bw, ib_{write,send,read}_lat at 2 B, 64 B and
+# 4 KiB, netdev MTU 1500 and 9000, each point the median of 3 runs
+# (over an hour per target). Quick: two guests, MTU 1500, WRITE,
+# READ and SEND bandwidth at 64 KiB and 1 MiB and 64 B WRITE latency,
+# one run each (a few minutes). The guests run under TCG: only ratios
+# within one run mean anything.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=full targets=bpo topos= out=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) mode=quick; shift ;;
+	--targets) targets=$2; shift 2 ;;
+	--topos) topos=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--out DIR]" ;;
+	esac
+done
+[ -n "$topos" ] || { [ $mode = quick ] && topos=pair || topos="pair one"; }
+out=${out:-$SROCE_TOP/results/bench-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+
+"$SROCE_TOP/scripts/deps.sh"
+# gnuplot draws the plots; only the benchmark needs it.
+if ! dpkg-query -W -f='${Status}\n' gnuplot-nox 2>/dev/null | grep -q 'ok installed'; then
+	log "installing gnuplot-nox"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		gnuplot-nox >&2 || { apt-get update -qq >&2 &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends gnuplot-nox >&2; }
+fi
+# shellcheck disable=SC2086
+"$SROCE_TOP/scripts/setup-targets.sh" $targets
+
+echo "# make bench ($mode): sroce and rdma_rxe in the same TCG guests;" \
+	"only the ratios mean anything. Results: $out"
+for t in $targets; do
+	"$SROCE_TOP/scripts/build.sh" "$t" >"$out/build-$t.log" 2>&1 ||
+		die "build for $t failed: $out/build-$t.log"
+	for topo in $topos; do
+		tmo=1800
+		[ $mode = full ] && tmo=6000
+		[ "$t" = debug ] && tmo=$((tmo * 3))
+		echo "# $t, $topo:"
+		# The guest's progress lines, as they come.
+		iofile=$(mktemp)
+		SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" \
+			--keep "$out/$t-$topo" "$t" "$topo" \
+			"BENCH_MODE=$mode BENCH_TOPO=$topo sh \$SROCE_SRC/scripts/guest/bench.sh" \
+			>"$out/$t-$topo.log" 2>&1 &
+		vm=$!
+		io=
+		while kill -0 $vm 2>/dev/null && [ -z "$io" ]; do
+			sleep 1
+			io=$(cat "$iofile")
+		done
+		[ "$topo" = pair ] && role=b || role=a
+		if [ -n "$io" ]; then
+			tail -n +1 -F "$io/out-$role.log" 2>/dev/null | grep --line-buffered '^# \[' &
+			tailer=$!
+		fi
+		rc=0
+		wait $vm || rc=$?
+		[ -n "$io" ] && kill "$tailer" 2>/dev/null
+		rm -f "$iofile"
+		[ $rc = 0 ] || echo "# $t $topo: a guest failed (exit $rc), see $out/$t-$topo.log"
+		grep -E '^(\[[a-z]\] )?not ok' "$out/$t-$topo.log" || true
+	done
+done
+python3 "$SROCE_TOP/scripts/tools/bench_report.py" "$out"

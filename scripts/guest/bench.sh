@@ -1,0 +1,205 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of `make bench` (scripts/bench.sh runs it): perftest on
+# sroce and on rdma_rxe in turn, in the same guests and the same boot.
+#   BENCH_TOPO   pair (a serves, b runs the clients) or one (loopback on a
+#                veth pair, server and client in one guest)
+#   BENCH_MODE   full (the whole matrix, 3 repetitions) or quick
+# Repetitions alternate the drivers (sroce, rdma_rxe, sroce, ...) so that
+# a drift of the host's speed during the run touches both alike.
+# Every point goes as one line of key=value words into $SROCE_IO/bench.raw
+# (written by the client side), with the bytes it moved, the client's
+# wall time and the busy CPU time both guests spent while it ran (from
+# /proc/stat: user, nice, system, irq, softirq, steal; the connection
+# setup included). 64 B write latency samples go to
+# $SROCE_IO/cdf-*.txt. A progress line per point goes to the output.
+. "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/rendezvous.sh"
+
+topo=${BENCH_TOPO:-pair}
+mode=${BENCH_MODE:-quick}
+if [ "$mode" = full ]; then
+	reps=3 mtus="1500 9000" sizes="64 4096 65536 1048576" qpss="1 4"
+	bw_tools="ib_write_bw ib_read_bw ib_send_bw" lat_tools="ib_write_lat ib_send_lat ib_read_lat"
+	lat_sizes="2 64 4096" atomic=1
+else
+	reps=1 mtus=1500 sizes="65536 1048576" qpss=1
+	bw_tools="ib_write_bw ib_read_bw ib_send_bw" lat_tools=ib_write_lat
+	lat_sizes=64 atomic=
+fi
+lat_iters=1000
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
+if [ "$topo" = pair ]; then
+	case $SROCE_ROLE in
+	a) me=1 ;;
+	*) me=2 ;;
+	esac
+	nic=eth0 server=192.0.2.1 client=b
+	ip link set eth0 up
+	ip addr add "192.0.2.$me/24" dev eth0
+else
+	me=1 nic=veth0 server=192.0.2.1 client=a
+	SROCE_ROLES=a
+	export SROCE_ROLES
+	ip link add veth0 type veth peer name veth1
+	ip link set veth0 up
+	ip link set veth1 up
+	ip addr add 192.0.2.1/24 dev veth0
+fi
+raw=$SROCE_IO/bench.raw
+
+gid() {
+	local f
+	for f in /sys/class/infiniband/dev0/ports/1/gids/*; do
+		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
+	done
+	return 1
+}
+busy() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+listening() { [ -n "$(ss -Hltn 2>/dev/null)" ]; }
+# barrier_file FILE: wait for FILE, 200 s at most (a cheap test: wait_for
+# counts its 0.1 s steps, not the time its command takes under TCG).
+barrier_file() {
+	local t=2000
+	while [ ! -e "$1" ] && [ $t -gt 0 ]; do
+		sleep 0.1
+		t=$((t - 1))
+	done
+}
+
+# up DRIVER / down DRIVER: the RDMA device dev0 on $nic, and away again.
+up() {
+	if [ "$1" = rxe ]; then
+		modprobe rdma_rxe
+	else
+		modprobe sroce 2>/dev/null || insmod "$SROCE_KO"
+	fi
+	rdma link add dev0 type "$1" netdev "$nic" && wait_for 10 gid >/dev/null
+}
+down() {
+	rdma link delete dev0
+	if [ "$1" = rxe ]; then rmmod rdma_rxe; else rmmod sroce; fi
+}
+set_mtu() {
+	ip link set "$nic" mtu "$1"
+	[ "$topo" = one ] && ip link set veth1 mtu "$1"
+	sleep 1
+}
+
+# The points of one pass: "KIND TOOL SIZE QPS" lines.
+points() {
+	local t s q
+	for t in $bw_tools; do
+		for s in $sizes; do
+			for q in $qpss; do echo "bw $t $s $q"; done
+		done
+	done
+	[ -n "$atomic" ] && echo "bw ib_atomic_bw 8 1"
+	for t in $lat_tools; do
+		for s in $lat_sizes; do echo "lat $t $s 1"; done
+	done
+}
+total=$(($(points | wc -l) * $(echo $mtus | wc -w) * 2 * reps))
+
+n=0
+# point DRIVER MTU REP KIND TOOL SIZE QPS: one perftest run.
+point() {
+	local drv=$1 mtu=$2 rep=$3 kind=$4 tool=$5 size=$6 qps=$7
+	local port args c0 c1 t0 t1 iters peer_busy=0 rc=0 line key
+	n=$((n + 1))
+	port=$((20000 + n))
+	if [ "$kind" = bw ]; then
+		# A fixed count per QP (perftest's -D duration mode kept its
+		# server waiting a minute after each run): about 1-2 s each.
+		case $size in
+		8 | 64) iters=5000 ;;
+		4096) iters=2000 ;;
+		65536) iters=200 ;;
+		*) iters=20 ;;
+		esac
+		args="-n $iters -q $qps"
+		[ "$tool" = ib_atomic_bw ] || args="$args -s $size"
+	else
+		args="-s $size -n $lat_iters"
+		[ "$tool" = ib_write_lat ] && [ "$size" = 64 ] && [ "$rep" = 1 ] && args="$args -H"
+	fi
+	key="drv=$drv topo=$topo mtu=$mtu tool=$tool size=$size qps=$qps rep=$rep"
+	[ "$topo" = pair ] && barrier "p$n" 120
+	if [ "$SROCE_ROLE" != "$client" ] || [ "$topo" = one ]; then
+		c0=$(busy)
+		# shellcheck disable=SC2086
+		timeout 180 "$tool" -d dev0 -x "$g" -p "$port" -F $args \
+			</dev/null >/tmp/bench-server.log 2>&1 &
+		server_pid=$!
+		wait_for 20 listening
+		if [ "$topo" = pair ]; then
+			publish "ready$n" 1
+			wait $server_pid
+			c1=$(busy)
+			publish "busy$n" $((c1 - c0))
+			return 0
+		fi
+	fi
+	# The server listens (on a: its word through the shared folder).
+	[ "$topo" = pair ] && barrier_file "$SROCE_IO/val-a-ready$n"
+	[ "$topo" = pair ] && c0=$(busy)
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	timeout 180 "$tool" -d dev0 -x "$g" -p "$port" -F $args "$server" \
+		</dev/null >/tmp/bench.log 2>&1 || rc=$?
+	t1=$(date +%s.%N)
+	[ "$topo" = one ] && { wait $server_pid || true; }
+	c1=$(busy)
+	if [ "$topo" = pair ]; then
+		barrier_file "$SROCE_IO/val-a-busy$n"
+		peer_busy=$(lookup a "busy$n" 2>/dev/null || echo 0)
+	fi
+	local cpu
+	cpu=$(awk -v a=$((c1 - c0 + peer_busy)) -v hz="$hz" 'BEGIN { printf "%.2f", a / hz }')
+	if [ "$kind" = bw ]; then
+		# #bytes #iterations BW-peak BW-average MsgRate (MB = 2^20 bytes)
+		line=$(awk -v s="$size" '$1 == s && NF >= 5 && $2 ~ /^[0-9]+$/ {
+			printf "bw=%s mpps=%s", $4, $5 }' /tmp/bench.log | tail -n 1)
+		[ -n "$line" ] && line="$line bytes=$((size * iters * qps))"
+	else
+		# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+		line=$(awk -v s="$size" '$1 == s && NF >= 9 && $2 ~ /^[0-9]+$/ {
+			printf "typ=%s avg=%s p99=%s p999=%s", $5, $6, $8, $9 }' /tmp/bench.log | tail -n 1)
+		grep -E '^[0-9]+, [0-9.]+$' /tmp/bench.log | cut -d, -f2 \
+			>"$SROCE_IO/cdf-$drv-$topo-$mtu-$tool-$size.txt" 2>/dev/null
+		[ -s "$SROCE_IO/cdf-$drv-$topo-$mtu-$tool-$size.txt" ] ||
+			rm -f "$SROCE_IO/cdf-$drv-$topo-$mtu-$tool-$size.txt"
+	fi
+	if [ $rc = 0 ] && [ -n "$line" ]; then
+		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu"
+		echo "kind=$kind $key $line" >>"$raw"
+		echo "# [$n/$total] $key: $line"
+	else
+		echo "kind=$kind $key failed=$rc" >>"$raw"
+		echo "# [$n/$total] $key: FAILED (exit $rc)"
+		tail -n 5 /tmp/bench.log | diag
+	fi
+}
+
+rep=1
+while [ $rep -le $reps ]; do
+	for drv in sroce rxe; do
+		check "rep $rep: $drv device up" up $drv
+		g=$(gid)
+		for mtu in $mtus; do
+			set_mtu "$mtu"
+			[ "$topo" = pair ] && barrier "mtu$rep$drv$mtu" 120 &&
+				busybox ping -c 1 -W 2 192.0.2.1 >/dev/null 2>&1
+			points | while read -r kind tool size qps; do
+				point "$drv" "$mtu" "$rep" "$kind" "$tool" "$size" "$qps"
+			done
+			n=$((n + $(points | wc -l)))
+		done
+		[ "$topo" = pair ] && barrier "down$rep$drv" 600
+		check "rep $rep: $drv device down" down $drv
+	done
+	rep=$((rep + 1))
+done
+tap_done

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a `make bench` results folder into results.json, summary.md and
+gnuplot plots.
+
+Input: DIR/TARGET-TOPO/bench.raw (one key=value line per perftest run,
+written by scripts/guest/bench.sh) and DIR/TARGET-TOPO/cdf-*.txt (latency
+samples in microseconds). Each point is the median of its repetitions;
+the ratio is sroce's median over rdma_rxe's. For bandwidth a ratio above 1
+is better, for latency and CPU time per GiB one below 1.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+DRIVERS = ("sroce", "rxe")
+BW_KEYS = ("bw", "mpps")
+LAT_KEYS = ("typ", "avg", "p99", "p999")
+
+
+def read_points(folder):
+    points = []
+    for sub in sorted(os.listdir(folder)):
+        raw = os.path.join(folder, sub, "bench.raw")
+        if not os.path.isfile(raw):
+            continue
+        target = sub.rsplit("-", 1)[0]
+        with open(raw) as f:
+            for line in f:
+                p = dict(w.split("=", 1) for w in line.split() if "=" in w)
+                if not p:
+                    continue
+                p["target"] = target
+                for k in BW_KEYS + LAT_KEYS + ("cpu_s", "wall_s", "bytes"):
+                    if k in p:
+                        p[k] = float(p[k])
+                for k in ("mtu", "size", "qps", "rep"):
+                    p[k] = int(p[k])
+                points.append(p)
+    return points
+
+
+def point_key(p):
+    return (p["target"], p["topo"], p["mtu"], p["kind"], p["tool"],
+            p["size"], p["qps"])
+
+
+def cpu_per_gib(p):
+    """Busy CPU seconds of both guests per GiB moved (bandwidth runs)."""
+    gib = p.get("bytes", 0) / float(1 << 30)
+    return p["cpu_s"] / gib if gib > 0 else None
+
+
+def summarise(points):
+    groups = {}
+    for p in points:
+        groups.setdefault(point_key(p), {}).setdefault(p["drv"], []).append(p)
+    rows = []
+    for key in sorted(groups):
+        target, topo, mtu, kind, tool, size, qps = key
+        row = {"target": target, "topo": topo, "mtu": mtu, "kind": kind,
+               "tool": tool, "size": size, "qps": qps}
+        for drv in DRIVERS:
+            runs = groups[key].get(drv, [])
+            good = [r for r in runs if "failed" not in r]
+            d = {"runs": len(runs), "failed": len(runs) - len(good)}
+            keys = BW_KEYS if kind == "bw" else LAT_KEYS
+            for k in keys:
+                vals = [r[k] for r in good if k in r]
+                d[k] = statistics.median(vals) if vals else None
+            if kind == "bw":
+                cpg = [c for c in (cpu_per_gib(r) for r in good) if c]
+                d["cpu_s_per_gib"] = statistics.median(cpg) if cpg else None
+            row[drv] = d
+        main = "bw" if kind == "bw" else "typ"
+        s, x = row["sroce"].get(main), row["rxe"].get(main)
+        row["ratio"] = s / x if s and x else None
+        if kind == "bw":
+            s, x = row["sroce"]["cpu_s_per_gib"], row["rxe"]["cpu_s_per_gib"]
+            row["cpu_ratio"] = s / x if s and x else None
+        else:
+            for k in ("p99", "p999"):
+                s, x = row["sroce"][k], row["rxe"][k]
+                row[k + "_ratio"] = s / x if s and x else None
+        rows.append(row)
+    return rows
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "-"
+    return "%.*f" % (digits, v)
+
+
+def size_name(n):
+    if n >= 1 << 20:
+        return "%d MiB" % (n >> 20)
+    if n >= 1 << 10:
+        return "%d KiB" % (n >> 10)
+    return "%d B" % n
+
+
+def markdown(rows):
+    out = ["# make bench: sroce / rdma_rxe",
+           "",
+           "The guests run under TCG (QEMU, no KVM): absolute figures mean "
+           "nothing, only the ratios of one run do. Each figure is the "
+           "median of its runs; ratio = sroce / rdma_rxe (bandwidth: higher "
+           "is better; latency and CPU per GiB: lower is better). CPU is "
+           "the busy time of every guest involved, connection setup "
+           "included.",
+           "",
+           "## Bandwidth",
+           "",
+           "| target | topo | MTU | test | size | QPs | sroce MB/s | rdma_rxe MB/s "
+           "| ratio | sroce CPU s/GiB | rdma_rxe CPU s/GiB | CPU ratio |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["kind"] != "bw":
+            continue
+        fails = ""
+        if r["sroce"]["failed"] or r["rxe"]["failed"]:
+            fails = " (failed runs: sroce %d, rdma_rxe %d)" % (
+                r["sroce"]["failed"], r["rxe"]["failed"])
+        out.append("| %s | %s | %d | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            r["target"], r["topo"], r["mtu"], r["tool"] + fails,
+            size_name(r["size"]), r["qps"], fmt(r["sroce"]["bw"]),
+            fmt(r["rxe"]["bw"]), fmt(r["ratio"], 2),
+            fmt(r["sroce"]["cpu_s_per_gib"], 2), fmt(r["rxe"]["cpu_s_per_gib"], 2),
+            fmt(r.get("cpu_ratio"), 2)))
+    out += ["",
+            "## Latency (usec)",
+            "",
+            "| target | topo | MTU | test | size | sroce median | rdma_rxe median "
+            "| ratio | sroce p99 | rdma_rxe p99 | p99 ratio | sroce p99.9 "
+            "| rdma_rxe p99.9 | p99.9 ratio |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["kind"] != "lat":
+            continue
+        s, x = r["sroce"], r["rxe"]
+        out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["target"], r["topo"], r["mtu"], r["tool"], size_name(r["size"]),
+            fmt(s["typ"]), fmt(x["typ"]), fmt(r["ratio"], 2),
+            fmt(s["p99"]), fmt(x["p99"]), fmt(r["p99_ratio"], 2),
+            fmt(s["p999"]), fmt(x["p999"]), fmt(r["p999_ratio"], 2)))
+    return "\n".join(out) + "\n"
+
+
+def gnuplot(script, cwd):
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, cwd=cwd,
+                       check=True, capture_output=True)
+        return True
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.stderr.write("bench_report: gnuplot failed: %s\n" % e)
+        return False
+
+
+def plots(folder, rows):
+    made = []
+    # Bandwidth against message size, one plot per target/topo/MTU/test.
+    series = {}
+    for r in rows:
+        if r["kind"] == "bw" and r["tool"] != "ib_atomic_bw":
+            series.setdefault((r["target"], r["topo"], r["mtu"], r["tool"]),
+                              []).append(r)
+    for (target, topo, mtu, tool), rs in sorted(series.items()):
+        if len({r["size"] for r in rs}) < 2:
+            continue
+        name = "bw-%s-%s-%d-%s" % (target, topo, mtu, tool)
+        lines = []
+        for drv in DRIVERS:
+            for q in sorted({r["qps"] for r in rs}):
+                data = os.path.join(folder, name + "-%s-q%d.dat" % (drv, q))
+                with open(data, "w") as f:
+                    for r in sorted(rs, key=lambda r: r["size"]):
+                        if r["qps"] == q and r[drv]["bw"] is not None:
+                            f.write("%d %f\n" % (r["size"], r[drv]["bw"]))
+                lines.append("'%s' using 1:2 with linespoints title '%s, %d QP'"
+                             % (os.path.basename(data),
+                                "rdma_rxe" if drv == "rxe" else drv, q))
+        tics = ", ".join('"%s" %d' % (size_name(n), n)
+                         for n in sorted({r["size"] for r in rs}))
+        script = ("set terminal pngcairo noenhanced size 800,500\n"
+                  "set output '%s.png'\n"
+                  "set title '%s, %s, %s, MTU %d (TCG: compare the lines only)'\n"
+                  "set logscale x 2\nset xtics (%s)\n"
+                  "set xlabel 'message size'\nset ylabel 'MB/s'\n"
+                  "set yrange [0:*]\nset key top left\nset grid\n"
+                  "plot %s\n" % (name, tool, target, topo, mtu, tics,
+                                   ", ".join(lines)))
+        if gnuplot(script, folder):
+            made.append(name + ".png")
+    # Latency CDFs from the sample files.
+    cdfs = {}
+    for sub in sorted(os.listdir(folder)):
+        d = os.path.join(folder, sub)
+        if not os.path.isdir(d):
+            continue
+        target = sub.rsplit("-", 1)[0]
+        for fn in sorted(os.listdir(d)):
+            if fn.startswith("cdf-") and fn.endswith(".txt"):
+                drv, rest = fn[4:-4].split("-", 1)
+                cdfs.setdefault((target, rest), []).append((drv, os.path.join(d, fn)))
+    for (target, rest), files in sorted(cdfs.items()):
+        name = "lat-cdf-%s-%s" % (target, rest)
+        lines = []
+        for drv, path in files:
+            with open(path) as f:
+                vals = sorted(float(v) for v in f if v.strip())
+            if not vals:
+                continue
+            data = os.path.join(folder, "%s-%s.dat" % (name, drv))
+            with open(data, "w") as f:
+                for i, v in enumerate(vals):
+                    f.write("%f %f\n" % (v, (i + 1) / len(vals)))
+            lines.append("'%s' using 1:2 with lines title '%s'"
+                         % (os.path.basename(data), "rdma_rxe" if drv == "rxe" else drv))
+        if not lines:
+            continue
+        script = ("set terminal pngcairo noenhanced size 800,500\n"
+                  "set output '%s.png'\n"
+                  "set title 'latency CDF, %s %s (TCG: compare the lines only)'\n"
+                  "set logscale x\nset xlabel 'usec'\nset ylabel 'fraction'\n"
+                  "set key bottom right\nset grid\nplot %s\n"
+                  % (name, target, rest, ", ".join(lines)))
+        if gnuplot(script, folder):
+            made.append(name + ".png")
+    return made
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench_report.py RESULTS-DIR")
+    folder = sys.argv[1]
+    points = read_points(folder)
+    if not points:
+        sys.exit("bench_report: no bench.raw under %s" % folder)
+    rows = summarise(points)
+    with open(os.path.join(folder, "results.json"), "w") as f:
+        json.dump({"note": "TCG guests: compare ratios within this run only",
+                   "points": points, "summary": rows}, f, indent=1)
+    md = markdown(rows)
+    with open(os.path.join(folder, "summary.md"), "w") as f:
+        f.write(md)
+    made = plots(folder, rows)
+    sys.stdout.write(md)
+    print("\nresults.json, summary.md%s in %s" % (
+        "".join(", " + m for m in made), folder))
+    failed = sum(r[d]["failed"] for r in rows for d in DRIVERS)
+    if failed:
+        print("%d runs failed (see the guests' logs)" % failed)
+
+
+if __name__ == "__main__":
+    main()
