@@ -21,11 +21,11 @@ a) me=1 ;;
 *) me=2 ;;
 esac
 nqn=sroce-nvmf
+. "$SROCE_SRC/scripts/guest/nvmet.sh"
 # How much fio verifies per round and across the removal (less on the
 # slow debug kernel).
 vsize=32M rsize=48M
 [ "$SROCE_TARGET" = debug ] && vsize=16M rsize=16M
-cfg=/sys/kernel/config/nvmet
 need() { command -v "$1" >/dev/null 2>&1; }
 ip link set eth0 up
 ip addr add "192.0.2.$me/24" dev eth0
@@ -43,24 +43,6 @@ if [ "$(lookup a have)" != 1 ] || [ "$(lookup b have)" != 1 ]; then
 	exit
 fi
 
-# target_up: the subsystem, its namespace and the RDMA port.
-target_up() {
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	[ -d "$cfg" ] || return 1
-	dd if=/dev/zero of=/tmp/ns.img bs=1M count=160 2>/dev/null &&
-	mkdir "$cfg/subsystems/$nqn" &&
-	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host" &&
-	mkdir "$cfg/subsystems/$nqn/namespaces/1" &&
-	printf /tmp/ns.img >"$cfg/subsystems/$nqn/namespaces/1/device_path" &&
-	echo 1 >"$cfg/subsystems/$nqn/namespaces/1/enable" &&
-	mkdir "$cfg/ports/1" &&
-	echo rdma >"$cfg/ports/1/addr_trtype" &&
-	echo ipv4 >"$cfg/ports/1/addr_adrfam" &&
-	echo 192.0.2.1 >"$cfg/ports/1/addr_traddr" &&
-	echo 4420 >"$cfg/ports/1/addr_trsvcid" &&
-	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/1/subsystems/$nqn"
-}
-
 # port_relink: enable the port again after its device came back. nvmet
 # re-listens by itself after an address change, not after a device
 # removal: the listener went with the device. Its cm_id is gone, so the
@@ -69,21 +51,6 @@ target_up() {
 port_relink() {
 	rm "$cfg/ports/1/subsystems/$nqn" &&
 	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/1/subsystems/$nqn"
-}
-
-dev=
-# find_ns: the host's block device of our namespace, into $dev.
-find_ns() {
-	local d n
-	for d in /sys/class/nvme/nvme*; do
-		grep -qx "$nqn" "$d/subsysnqn" 2>/dev/null || continue
-		for n in "$d"/nvme*n1 /sys/block/nvme*; do
-			[ -e "$n" ] || continue
-			dev=/dev/$(basename "$n")
-			[ -b "$dev" ] && return 0
-		done
-	done
-	return 1
 }
 
 # connect: the host connects and its namespace appears (then find_ns
@@ -135,7 +102,7 @@ round() {
 	check "$name: rdma link add dev0 type $drv" rdma link add dev0 type $drv netdev eth0
 	if [ "$SROCE_ROLE" = a ]; then
 		if [ ! -d "$cfg/ports/1" ]; then
-			check "nvmet-rdma target on 192.0.2.1:4420 (file-backed namespace)" target_up
+			check "nvmet-rdma target on 192.0.2.1:4420 (file-backed namespace)" nvmet_up 160
 		else
 			check "$name: the target port enabled again" port_relink
 		fi

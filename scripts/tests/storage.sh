@@ -13,7 +13,7 @@
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
 nqn=sroce-test
-cfg=/sys/kernel/config/nvmet
+. "$SROCE_SRC/scripts/guest/nvmet.sh"
 need() { command -v "$1" >/dev/null 2>&1; }
 if ! need nvme || ! need fio || ! modprobe -q nvmet-rdma || ! modprobe -q nvme-rdma; then
 	skip "no nvme-cli, fio or NVMe-oF RDMA modules on this target" "NVMe-oF"
@@ -21,36 +21,8 @@ if ! need nvme || ! need fio || ! modprobe -q nvmet-rdma || ! modprobe -q nvme-r
 	tap_done
 	exit
 fi
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+check "nvmet-rdma target on 192.0.2.1:4420 (file-backed namespace)" nvmet_up 192
 
-dd if=/dev/zero of=/tmp/ns.img bs=1M count=192 2>/dev/null
-target_up() {
-	mkdir "$cfg/subsystems/$nqn" &&
-	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host" &&
-	mkdir "$cfg/subsystems/$nqn/namespaces/1" &&
-	printf /tmp/ns.img >"$cfg/subsystems/$nqn/namespaces/1/device_path" &&
-	echo 1 >"$cfg/subsystems/$nqn/namespaces/1/enable" &&
-	mkdir "$cfg/ports/1" &&
-	echo rdma >"$cfg/ports/1/addr_trtype" &&
-	echo ipv4 >"$cfg/ports/1/addr_adrfam" &&
-	echo 192.0.2.1 >"$cfg/ports/1/addr_traddr" &&
-	echo 4420 >"$cfg/ports/1/addr_trsvcid" &&
-	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/1/subsystems/$nqn"
-}
-check "nvmet-rdma target on 192.0.2.1:4420 (file-backed namespace)" target_up
-
-dev=
-find_ns() {
-	for d in /sys/class/nvme/nvme*; do
-		grep -qx "$nqn" "$d/subsysnqn" 2>/dev/null || continue
-		for n in "$d"/nvme*n1 /sys/block/nvme*; do
-			[ -e "$n" ] || continue
-			dev=/dev/$(basename "$n")
-			[ -b "$dev" ] && return 0
-		done
-	done
-	return 1
-}
 check "nvme connect -t rdma" timeout 60 nvme connect -t rdma -a 192.0.2.1 -s 4420 -n "$nqn"
 check "the namespace appears" wait_for 20 find_ns
 find_ns
