@@ -170,12 +170,13 @@ pair_cm() {
 		"ib_send_bw -d \$dev -R -c UD -s 1024 -n 200 -F -p 18708 $s"
 }
 
-# pair_mckey GROUP SENDER: multicast through rdma_cm (mckey), a receiver
-# on each guest (192.0.2.$me), SENDER (a or b) sending 10 datagrams; the
-# sender's own receiver gets its copy by loopback.
+# pair_mckey GROUP SENDER [SECONDS]: multicast through rdma_cm (mckey), a
+# receiver on each guest (192.0.2.$me, giving up after SECONDS, 120 by
+# default), SENDER (a or b) sending 10 datagrams; the sender's own
+# receiver gets its copy by loopback.
 pair_mckey() {
 	local group=$1 sender=$2 rc=0 pid
-	timeout 120 mckey -m "$group" -b "192.0.2.$me" -C 10 >/tmp/mc-recv.log 2>&1 &
+	timeout "${3:-120}" mckey -m "$group" -b "192.0.2.$me" -C 10 >/tmp/mc-recv.log 2>&1 &
 	pid=$!
 	barrier "mc-$group-$sender"
 	sleep 5

@@ -109,7 +109,8 @@ pair_mckey 239.1.1.2 a
 # In our runs no receiver got rdma_rxe's multicast sends, not even the
 # one on its own guest (sroce counted none arriving either).
 todo="rdma_rxe's multicast sends reach no receiver, its own included"
-pair_mckey 239.1.1.3 b
+# (The receivers give up after 40 s, not 120: a known gap, not to wait on.)
+pair_mckey 239.1.1.3 b 40
 todo=
 { rdma statistic show link dev0/1 | tr -s ' \n' ' '; echo; } | diag
 barrier done
