@@ -117,16 +117,23 @@ static void sroce_comp_gap(struct sroce_qp *qp, struct sroce_comp_out *out)
  * Everything up to @psn arrived, though the head WQE is not done: progress
  * all the same, even while that WQE is still being sent (a message of many
  * packets may take several rounds of loss to get through, and each round
- * that moves forward must reset the retry counts). A PSN not yet sent
- * acknowledges nothing.
+ * that moves forward must reset the retry counts). A PSN never sent
+ * acknowledges nothing. One sent, then stepped back over by a rewind
+ * and not yet sent again, does: the requester is told to go forward
+ * (sroce_req_rewind()) instead of sending what the peer already has.
  */
 static void sroce_comp_acked_to(struct sroce_qp *qp, u32 psn,
 				struct sroce_comp_out *out)
 {
-	if (sroce_psn_before(qp->comp.acked_psn, psn) &&
-	    sroce_psn_before(psn, READ_ONCE(qp->req.psn))) {
-		WRITE_ONCE(qp->comp.acked_psn, psn);
-		out->progress = true;
+	if (!sroce_psn_before(qp->comp.acked_psn, psn) ||
+	    !sroce_psn_before(psn, READ_ONCE(qp->req.high_psn)))
+		return;
+	WRITE_ONCE(qp->comp.acked_psn, psn);
+	out->progress = true;
+	if (!sroce_psn_before(psn, READ_ONCE(qp->req.psn)) && !qp->req.rewind) {
+		qp->req.rewind = true;
+		qp->req.rewind_at = false;
+		out->kick = true;
 	}
 }
 

@@ -725,12 +725,19 @@ static void sroce_req_seek(struct sroce_req *req, const struct sroce_swqe *w,
  * not acknowledged (a READ: the first byte not placed). The WQEs after it
  * follow from their copies. READs and atomics stepped back over are
  * outstanding no more until sent again.
+ *
+ * An acknowledgment may also come for PSNs sent before the last rewind
+ * and not yet sent again (it was on its way when the timer fired; or the
+ * peer's answer to a duplicate names the last PSN it has). Then the
+ * rewind goes forward: SENDs and WRITEs that PSN covers whole, and the
+ * local operations done among them, are passed over, not sent again.
+ * Returns: whether any was passed over (the caller retires them).
  */
-static void sroce_req_rewind(struct sroce_qp *qp)
+static bool sroce_req_rewind(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
-	u32 head = qp->sq.index, i, psn, k = 0;
+	u32 head = qp->sq.index, acked = qp->comp.acked_psn, i, psn, k = 0;
 	struct sroce_swqe *w;
 
 	lockdep_assert_held(&qp->sq_lock);
@@ -739,22 +746,33 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 		if (sroce_wr_rd_atomic(sroce_req_swqe(&qp->req, i)->opcode))
 			req->rd_sent--;
 	if (head == req->fetched_to)
-		return;	/* nothing sent that is not completed */
+		return false;	/* nothing sent that is not completed */
 	req->pos = head;
 	req->unacked = 0;
-	w = sroce_req_swqe(&qp->req, head);
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_REWIND);
+	for (; req->pos != req->fetched_to && !req->rewind_at;
+	     req->pos = (req->pos + 1) & qp->sq.mask) {
+		w = sroce_req_swqe(&qp->req, req->pos);
+		if (sroce_wr_rd_atomic(w->opcode) ||
+		    (sroce_wr_local(w->opcode) && !w->executed) ||
+		    sroce_psn_before(acked, w->last_psn))
+			break;
+		req->psn = sroce_psn_add(w->last_psn, 1);
+	}
+	if (req->pos == req->fetched_to)
+		return true;	/* the next WQE is fetched from req.psn */
+	w = sroce_req_swqe(&qp->req, req->pos);
 	if (w->opcode == IB_WR_RDMA_READ) {
 		k = qp->comp.read_off / mtu;
 	} else if (!sroce_req_is_atomic(w->opcode)) {
-		psn = req->rewind_at ? req->rewind_psn :
-				       sroce_psn_add(qp->comp.acked_psn, 1);
+		psn = req->rewind_at ? req->rewind_psn : sroce_psn_add(acked, 1);
 		if (!sroce_psn_before(psn, w->first_psn) &&
 		    !sroce_psn_before(w->last_psn, psn))
 			k = sroce_psn_diff(psn, w->first_psn);
 	}
 	sroce_req_seek(req, w, k * mtu);
 	req->psn = sroce_psn_add(w->first_psn, k);
-	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_REWIND);
+	return req->pos != head;
 }
 
 /* One pass over the send ring. Returns: work remains (budget, memory). */
@@ -765,6 +783,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 	enum ib_wc_status status;
 	struct sroce_swqe *w;
 	unsigned long flags;
+	bool passed;
 	int err;
 
 	while (budget--) {
@@ -772,9 +791,11 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			return false;
 		if (READ_ONCE(req->rewind) || READ_ONCE(req->rnr_wait)) {
 			spin_lock_irqsave(&qp->sq_lock, flags);
-			if (req->rewind && !req->rnr_wait)
-				sroce_req_rewind(qp);
+			passed = req->rewind && !req->rnr_wait &&
+				 sroce_req_rewind(qp);
 			spin_unlock_irqrestore(&qp->sq_lock, flags);
+			if (passed)
+				sroce_comp_local(qp);
 			if (READ_ONCE(req->rnr_wait))
 				return false;	/* the RNR timer kicks us */
 		}

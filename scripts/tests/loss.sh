@@ -98,7 +98,30 @@ under() {
 	rdma statistic show link dev0/1 | tr -s ' \n' ' ' | cut -c1-900 | diag
 }
 
+# late WHAT PORT: answers slower than the local ACK timeout. Guest b
+# (serving) holds every RoCEv2 packet it sends 150 ms, the requester on
+# a times out after 67 ms (timeout 14): each ACK comes after a's timer
+# has fired and a has gone back to resend. The ACK still counts, and
+# so does the responder's answer to a duplicate (it names the last PSN
+# it has, ahead of what a has sent again): a regression test for the
+# RETRY_EXC_ERR of ibv_rc_pingpong against rdma_rxe under load.
+late() {
+	local what=$1 port=$2 q
+	barrier "late$port"
+	[ "$SROCE_ROLE" = b ] && impair delay 150ms
+	pair_verify "$what, answers later than the ACK timeout" "$port" b "$g" \
+		--sizes 1,65536 --faa 4 --timeout 14
+	if [ "$SROCE_ROLE" = b ]; then
+		q=$(tc -s qdisc show dev eth0 | awk '/netem/{f=1} f&&/Sent/{print $4; exit}')
+		impair
+		check "$what: b's answers went through netem ($q packets)" [ "${q:-0}" -gt 20 ]
+	else
+		rdma statistic show link dev0/1 | tr -s ' \n' ' ' | cut -c1-900 | diag
+	fi
+}
+
 # 1. sroce against sroce.
+late "sroce<->sroce" 19150
 port=19100
 IFS=';'
 for args in $LOSS_SET; do
@@ -130,6 +153,7 @@ if [ "$SROCE_ROLE" = b ]; then
 	g=$(pair_gid dev0)
 fi
 barrier swapped
+late "sroce requesting of rdma_rxe" 19350
 port=19300
 IFS=';'
 for args in $LOSS_INTEROP; do
