@@ -697,11 +697,11 @@ void sroce_resp_reset(struct sroce_qp *qp);
  * sroce_req_window_open() - whether a packet fits in the window
  * @psn: the packet's first PSN
  * @acked: the last PSN acknowledged
- * @n: PSNs the packet takes (a READ request: its responses')
+ * @n: PSNs the packet needs room for
  * @window: the window now (&sroce_cwnd.cwnd)
  *
  * Return: true when @psn .. @psn + @n - 1 lie within @window PSNs after
- * @acked, or when nothing is outstanding (a READ larger than the window
+ * @acked, or when nothing is outstanding (what is larger than the window
  * still goes, alone).
  */
 bool sroce_req_window_open(u32 psn, u32 acked, u32 n, u32 window);

@@ -593,18 +593,23 @@ static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
 }
 
 /*
- * Whether the next packet of @w fits in the window. When it does not,
- * the completer's next progress kicks us: the bit is set before the
- * second look, and the completer stores the PSN acknowledged before it
- * tests the bit (full barriers on both sides).
+ * Whether the next packet of @w fits in the window. A READ request is
+ * one packet like any other: it goes once what is outstanding (earlier
+ * READs' responses included) leaves room for it, so the next READ is
+ * asked for while the last responses of the one before are still on
+ * their way, and the responder goes from one to the next without an
+ * idle round trip. (Asking room for all of a READ's responses kept a
+ * READ larger than the window waiting until nothing was outstanding.)
+ * max_rd_atomic bounds how many are outstanding. When the packet does
+ * not fit, the completer's next progress kicks us: the bit is set
+ * before the second look, and the completer stores the PSN
+ * acknowledged before it tests the bit (full barriers on both sides).
  */
 static bool sroce_req_window_ok(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
 	struct sroce_req *req = &qp->req;
 	u32 n = 1;
 
-	if (sroce_wr_rd_atomic(w->opcode))
-		n = sroce_psn_diff(w->last_psn, req->psn) + 1;
 	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), n,
 				  READ_ONCE(req->cw.cwnd)))
 		return true;
