@@ -13,6 +13,8 @@
 # every kernel log is clean. TAP lines are printed for the kernel checks.
 # SROCE_VM_IODIR_FILE=FILE: the shared directory's host path is written to
 # FILE at the start (its out-ROLE.log files grow as the guests print).
+# SROCE_VM_MONITOR=1: each guest's QEMU monitor listens on
+# mon-ROLE.sock in that directory (scripts/tools/tcg_profile.py).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -60,7 +62,7 @@ mem=${SROCE_VM_MEM:-2048}
 extra_append=${SROCE_VM_APPEND:-}
 
 start_guest() { # role index
-	local role=$1 i=$2 net append
+	local role=$1 i=$2 net append mon
 	local -a args
 	case $topo in
 	one) net="hubport,id=n0,hubid=0" ;;
@@ -75,8 +77,10 @@ start_guest() { # role index
 	append="console=ttyS0 loglevel=5 panic=-1 oops=panic sroce_role=$role sroce_target=$target"
 	[ -n "$MODROOT" ] && append="$append sroce_mods=1"
 	append="$append ${APPEND:-} $extra_append"
+	mon=none
+	[ -n "${SROCE_VM_MONITOR:-}" ] && mon="unix:$io/mon-$role.sock,server=on,wait=off"
 	args=(-accel "$accel_opt" -cpu max -smp 2 -m "$mem" -display none -vga none
-		-no-reboot -monitor none
+		-no-reboot -monitor "$mon"
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append"
 		-serial "file:$io/console-$role.log" -serial "file:$io/out-$role.log"
 		-virtfs "local,path=$ROOT,mount_tag=sroceroot,security_model=none,readonly=on,multidevs=remap"

@@ -5,7 +5,11 @@
 # sroce and on rdma_rxe in turn, in the same guests and the same boot.
 #   BENCH_TOPO   pair (a serves, b runs the clients) or one (loopback on a
 #                veth pair, server and client in one guest)
-#   BENCH_MODE   full (the whole matrix, 3 repetitions) or quick
+#   BENCH_MODE   full (the whole matrix, 3 repetitions), quick, or
+#                profile: the one point BENCH_POINT ("KIND TOOL SIZE QPS",
+#                BENCH_ITERS iterations) for scripts/profile.sh, each
+#                guest's /proc/kallsyms saved per driver and the driver
+#                under test written to $SROCE_IO/phase while it runs
 # Repetitions alternate the drivers (sroce, rdma_rxe, sroce, ...) so that
 # a drift of the host's speed during the run touches both alike.
 # Every point goes as one line of key=value words into $SROCE_IO/bench.raw
@@ -23,6 +27,8 @@ if [ "$mode" = full ]; then
 	reps=3 mtus="1500 9000" sizes="64 4096 65536 1048576" qpss="1 4"
 	bw_tools="ib_write_bw ib_read_bw ib_send_bw" lat_tools="ib_write_lat ib_send_lat ib_read_lat"
 	lat_sizes="2 64 4096" atomic=1
+elif [ "$mode" = profile ]; then
+	reps=1 mtus=1500
 else
 	reps=1 mtus=1500 sizes="65536 1048576" qpss=1
 	bw_tools="ib_write_bw ib_read_bw ib_send_bw" lat_tools=ib_write_lat
@@ -91,6 +97,7 @@ set_mtu() {
 # The points of one pass: "KIND TOOL SIZE QPS" lines.
 points() {
 	local t s q
+	[ "$mode" = profile ] && { echo "$BENCH_POINT"; return; }
 	for t in $bw_tools; do
 		for s in $sizes; do
 			for q in $qpss; do echo "bw $t $s $q"; done
@@ -119,6 +126,7 @@ point() {
 		65536) iters=200 ;;
 		*) iters=20 ;;
 		esac
+		iters=${BENCH_ITERS:-$iters}
 		args="-n $iters -q $qps"
 		[ "$tool" = ib_atomic_bw ] || args="$args -s $size"
 	else
@@ -146,9 +154,11 @@ point() {
 	[ "$topo" = pair ] && barrier_file "$SROCE_IO/val-a-ready$n"
 	[ "$topo" = pair ] && c0=$(busy)
 	t0=$(date +%s.%N)
+	[ "$mode" = profile ] && echo "$drv" >"$SROCE_IO/phase"
 	# shellcheck disable=SC2086
 	timeout 180 "$tool" -d dev0 -x "$g" -p "$port" -F $args "$server" \
 		</dev/null >/tmp/bench.log 2>&1 || rc=$?
+	[ "$mode" = profile ] && echo idle >"$SROCE_IO/phase"
 	t1=$(date +%s.%N)
 	[ "$topo" = one ] && { wait $server_pid || true; }
 	c1=$(busy)
@@ -188,6 +198,9 @@ while [ $rep -le $reps ]; do
 	for drv in sroce rxe; do
 		check "rep $rep: $drv device up" up $drv
 		g=$(gid)
+		# Text symbols only: what a RIP can be in.
+		[ "$mode" = profile ] && awk '$2 ~ /^[tT]$/' /proc/kallsyms \
+			>"$SROCE_IO/kallsyms-$SROCE_ROLE-$drv"
 		for mtu in $mtus; do
 			set_mtu "$mtu"
 			[ "$topo" = pair ] && barrier "mtu$rep$drv$mtu" 120 &&

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Where the guests' time goes while one perftest point runs, for sroce
+# and for rdma_rxe in turn (guest perf has no PMU under TCG): QEMU's
+# monitor is asked for every vCPU's RIP as fast as it answers, and the
+# samples are resolved with the guests' own /proc/kallsyms
+# (scripts/tools/tcg_profile.py). Prints, per driver and guest, the busy
+# share of each module and of the top symbols.
+#   scripts/profile.sh [--target T] [--topo pair|one] [--iters N]
+#                      [--out DIR] ["KIND TOOL SIZE QPS"]
+# The point defaults to "bw ib_write_bw 65536 1" with 2000 iterations
+# (some 15 s per driver on bpo). Sampling slows the guests: compare the
+# shares, not the bandwidth, with make bench.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+target=bpo topo=pair iters=2000 out=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--target) target=$2; shift 2 ;;
+	--topo) topo=$2; shift 2 ;;
+	--iters) iters=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-*) die "usage: profile.sh [--target T] [--topo pair|one] [--iters N] [--out DIR] [POINT]" ;;
+	*) break ;;
+	esac
+done
+point=${1:-bw ib_write_bw 65536 1}
+out=${out:-$SROCE_TOP/results/profile-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+
+"$SROCE_TOP/scripts/deps.sh"
+"$SROCE_TOP/scripts/setup-targets.sh" "$target"
+"$SROCE_TOP/scripts/build.sh" "$target" >"$out/build.log" 2>&1 ||
+	die "build for $target failed: $out/build.log"
+
+iofile=$(mktemp)
+SROCE_VM_MONITOR=1 SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" \
+	--timeout 1800 --keep "$out/io" "$target" "$topo" \
+	"BENCH_MODE=profile BENCH_TOPO=$topo BENCH_POINT='$point' BENCH_ITERS=$iters sh \$SROCE_SRC/scripts/guest/bench.sh" \
+	>"$out/vm.log" 2>&1 &
+vm=$!
+io=
+while kill -0 $vm 2>/dev/null && [ -z "$io" ]; do
+	sleep 0.2
+	io=$(cat "$iofile")
+done
+rm -f "$iofile"
+[ -n "$io" ] || die "the guests did not start: $out/vm.log"
+python3 "$SROCE_TOP/scripts/tools/tcg_profile.py" sample "$io" "$out/samples"
+rc=0
+wait $vm || rc=$?
+grep -E '^# \[|not ok' "$out/vm.log" || true
+[ $rc = 0 ] || die "a guest failed (exit $rc): $out/vm.log"
+python3 "$SROCE_TOP/scripts/tools/tcg_profile.py" report "$out/io" "$out/samples" |
+	tee "$out/profile.md"
