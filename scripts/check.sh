@@ -5,7 +5,7 @@
 # run the guest suites, total the TAP and end with "N passed, N failed,
 # N skipped". Exits non-zero on any failure.
 #   scripts/check.sh [--targets "deb12 deb13 bpo"] [--full]
-# The heavy suites (pyverbs, storage, nvmf, interop, loss) run on bpo
+# The heavy suites (pyverbs, storage, nvmf, iser, interop, loss) run on bpo
 # and debug, nfs on bpo; deb12 and deb13 run the smoke subset unless --full (make
 # check FULL=1).
 # Logs of every guest are kept in out/check/TARGET-SUITE/. Suites of all
@@ -109,7 +109,7 @@ jobs() {
 	case "$full:$t" in
 	1:* | *:bpo | *:debug)
 		for s in "one pyverbs 1200" "one storage 900" "pair nvmf 1200" \
-			"pair interop 1200" "pair loss 1200"; do
+			"pair iser 900" "pair interop 1200" "pair loss 1200"; do
 			echo "$t $s"
 		done
 		;;
@@ -201,7 +201,7 @@ if [ -z "$full" ]; then
 			say "ok - debug: nfs # SKIP on bpo only, for time (make check FULL=1 runs it)"
 		case $t in bpo | debug) continue ;; esac
 		[ -f "$outdir/built-$t" ] &&
-			say "ok - $t: pyverbs, storage, nvmf, nfs, interop, loss$([ "$t" = deb12 ] || echo ", ud") # SKIP smoke subset on $t (make check FULL=1 runs them)"
+			say "ok - $t: pyverbs, storage, nvmf, iser, nfs, interop, loss$([ "$t" = deb12 ] || echo ", ud") # SKIP smoke subset on $t (make check FULL=1 runs them)"
 	done
 fi
 

@@ -46,7 +46,7 @@ fs_roundtrip() {
 }
 has_ext4() { modprobe -q ext4 2>/dev/null; grep -qw ext4 /proc/filesystems; }
 if ! has_ext4; then
-	skip "this kernel has no ext4 (the debug kernel's config leaves it out)" \
+	skip "this kernel has no ext4" \
 		"ext4 on the namespace"
 elif need mkfs.ext4; then
 	check "ext4 on the namespace: write 16 MiB, drop caches, read back equal" \
