@@ -12,7 +12,8 @@
 # goes away under the listening port, which is enabled again when the
 # next device is up. Last, with sroce on both, the target's link is
 # deleted under a verifying fio and added back: the host reconnects and
-# fio ends clean.
+# fio ends clean. Then the host's module is unloaded under I/O and loaded
+# again.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
@@ -179,6 +180,31 @@ else
 	barrier "link-back"
 fi
 barrier "removal-done" 900
+
+# The host's sroce module unloaded under I/O, its link still there: the
+# device unregisters, nvme-rdma is told and removes the controller, fio's
+# I/O fails instead of hanging, and rmmod returns. Then sroce comes back
+# and the host connects again.
+if [ "$SROCE_ROLE" = b ]; then
+	check "unload: nvme connect" connect
+	find_ns
+	timeout 300 fio --name=unload --filename="$dev" --direct=1 --ioengine=libaio --eta=never \
+		--rw=randread --bs=64k --iodepth=16 --size=$rsize --runtime=120 --time_based \
+		--output=/tmp/fio-unload.log &
+	fio=$!
+	sleep 5
+	check "unload: rmmod sroce on the host under I/O" timeout 120 rmmod sroce
+	check "unload: fio ends (its I/O failed, none hung)" wait_for 60 sh -c "! kill -0 $fio 2>/dev/null"
+	check_fails "unload: the controller is gone" find_ns
+	modprobe sroce 2>/dev/null || insmod "$SROCE_KO"
+	check "unload: rdma link add again" rdma link add dev0 type sroce netdev eth0
+	check "unload: nvme connect again" connect
+	find_ns
+	check "unload: 8 MiB read through the new controller" \
+		dd if="$dev" of=/dev/null bs=1M count=8 iflag=direct
+	check "unload: nvme disconnect" timeout 60 nvme disconnect -n "$nqn"
+fi
+barrier "unload-done" 900
 check "rdma link delete dev0" rdma link delete dev0
 
 # The target stays configured until the guest powers off (storage.sh
