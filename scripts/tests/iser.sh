@@ -12,6 +12,7 @@
 # rdma_rxe's target against a sroce initiator.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
+. "$SROCE_SRC/scripts/guest/driver.sh"
 
 case $SROCE_ROLE in
 a) me=1 ;;
@@ -105,12 +106,7 @@ compare() {
 round() {
 	local name=$1 drv
 	[ "$SROCE_ROLE" = a ] && drv=$2 || drv=$3
-	if [ "$drv" = rxe ]; then
-		modprobe rdma_rxe
-	else
-		modprobe sroce 2>/dev/null || insmod "$SROCE_KO"
-	fi
-	check "$name: rdma link add dev0 type $drv" rdma link add dev0 type $drv netdev eth0
+	driver_up "$name" $drv
 	# The iSER portal listens on the address through rdma_cm: it needs a
 	# device there first (a new portal each round, as the last one's
 	# listener went with its device).
@@ -144,12 +140,7 @@ round() {
 		check "$name: iscsiadm logout" logout
 	fi
 	barrier "done-$name" 900
-	check "$name: rdma link delete dev0" rdma link delete dev0
-	if [ "$drv" = rxe ]; then
-		rmmod rdma_rxe
-	else
-		rmmod sroce
-	fi
+	driver_down "$name" $drv
 	barrier "down-$name"
 }
 

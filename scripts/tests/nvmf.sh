@@ -16,6 +16,7 @@
 # again.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
+. "$SROCE_SRC/scripts/guest/driver.sh"
 
 case $SROCE_ROLE in
 a) me=1 ;;
@@ -94,13 +95,7 @@ measure() {
 round() {
 	local name=$1 drv
 	[ "$SROCE_ROLE" = a ] && drv=$2 || drv=$3
-	# sroce went out with rmmod at the end of the last round.
-	if [ "$drv" = rxe ]; then
-		modprobe rdma_rxe
-	else
-		modprobe sroce 2>/dev/null || insmod "$SROCE_KO"
-	fi
-	check "$name: rdma link add dev0 type $drv" rdma link add dev0 type $drv netdev eth0
+	driver_up "$name" $drv
 	if [ "$SROCE_ROLE" = a ]; then
 		if [ ! -d "$cfg/ports/1" ]; then
 			check "nvmet-rdma target on 192.0.2.1:4420 (file-backed namespace)" nvmet_up 160
@@ -120,12 +115,7 @@ round() {
 		check "$name: nvme disconnect" timeout 60 nvme disconnect -n "$nqn"
 	fi
 	barrier "done-$name" 900
-	check "$name: rdma link delete dev0" rdma link delete dev0
-	if [ "$drv" = rxe ]; then
-		rmmod rdma_rxe
-	else
-		rmmod sroce
-	fi
+	driver_down "$name" $drv
 	barrier "down-$name"
 }
 
