@@ -222,6 +222,8 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  *	periods is up to an eighth
  * @rnr_timer: the RNR NAK's wait
  * @path: where packets go, set on entering RTR
+ * @dst_cache: the route to @path, for the requester's and the responder's
+ *	packets (RC); reset when @path changes
  *
  * Fields the completer and the timers share (@rewind to @rnr_left) are
  * under the QP's sq_lock; the rest is the requester's own.
@@ -253,6 +255,7 @@ struct sroce_req {
 	struct hrtimer ack_timer;
 	struct timer_list rnr_timer;
 	struct sroce_path path;
+	struct dst_cache dst_cache;
 };
 
 /**

@@ -7,6 +7,7 @@
 
 #include <linux/in6.h>
 #include <linux/skbuff.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 struct sroce_dev;
@@ -61,9 +62,11 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
  * sroce_net_xmit() - send one RoCEv2 packet
  * @sdev: the sending device
  * @path: where to
+ * @cache: the route to @path kept from the last packet (a QP's), or NULL
  * @skb: from sroce_net_alloc_skb(), holding the BTH to the pad; consumed
  *
- * Routes, adds the UDP and IP headers and the ICRC, and sends. A packet
+ * Routes (through @cache when it holds a route still valid), adds the
+ * UDP and IP headers and the ICRC, and sends. A packet
  * for a local address goes straight to sroce_recv(), softirqs disabled:
  * the caller must not hold a lock the receive path takes.
  *
@@ -72,6 +75,6 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
  * -ENOBUFS when the stack dropped the packet.
  */
 int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
-		   struct sk_buff *skb);
+		   struct dst_cache *cache, struct sk_buff *skb);
 
 #endif /* _SROCE_NET_H */

@@ -221,6 +221,8 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 	if (sgid)
 		sroce_path_from_av(&qp->req.path, &qp->params.av, &sgid->gid,
 				   qp->ibqp.qp_num, qp->params.dest_qpn);
+	/* The old path's route is no good for the new one. */
+	dst_cache_reset(&qp->req.dst_cache);
 }
 
 /*
@@ -590,6 +592,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_req:
 	sroce_req_free(qp);
+	dst_cache_destroy(&qp->req.dst_cache);
 err_rings:
 	if (qp->rq.ring)
 		sroce_queue_release(&qp->rq);
@@ -640,6 +643,8 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* No packet can reach the QP now: stop the requester, then free. */
 	sroce_req_free(qp);
 	sroce_resp_free(qp);
+	/* Last: the responder sent through it too. */
+	dst_cache_destroy(&qp->req.dst_cache);
 	if (qp->rq.ring)
 		sroce_queue_release(&qp->rq);
 	sroce_queue_release(&qp->sq);

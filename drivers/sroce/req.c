@@ -502,7 +502,7 @@ static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	sroce_tx_charge(qp, skb);
 
 	/* A packet lost here or later comes back as a timeout or a NAK. */
-	if (sroce_net_xmit(sdev, &qp->req.path, skb))
+	if (sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb))
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 	else
 		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
@@ -902,5 +902,11 @@ int sroce_req_init(struct sroce_qp *qp)
 	timer_setup(&req->rnr_timer, sroce_req_rnr_expired, 0);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
 	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, GFP_KERNEL);
-	return req->swqes ? 0 : -ENOMEM;
+	if (!req->swqes)
+		return -ENOMEM;
+	if (dst_cache_init(&req->dst_cache, GFP_KERNEL)) {
+		kvfree(req->swqes);
+		return -ENOMEM;
+	}
+	return 0;
 }

@@ -134,7 +134,7 @@ static void sroce_resp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, psn, false);
 	aeth = skb_put(skb, sizeof(*aeth));
 	sroce_aeth_set(aeth, syndrome, qp->resp.msn);
-	if (sroce_net_xmit(sdev, &qp->req.path, skb))
+	if (sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb))
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 	else
 		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
@@ -250,7 +250,7 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
 	}
 	skb_put_zero(skb, pad);
 	sroce_tx_charge(qp, skb);
-	if (sroce_net_xmit(sdev, &qp->req.path, skb))
+	if (sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb))
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 	else
 		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
