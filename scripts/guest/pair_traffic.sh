@@ -87,13 +87,15 @@ pair_perftest() {
 	fi
 }
 
-# pair_listening: something listens for a connection in this guest: an
-# rdma_cm ID in LISTEN (rping, ucmatose, udaddy, perftest -R) or a TCP
-# socket (perftest's and the pingpongs' exchange). Nothing else listens
-# in a test guest.
+# pair_listening [PORT]: something listens for a connection in this
+# guest, on PORT when given: an rdma_cm ID in LISTEN (rping, ucmatose,
+# udaddy, perftest -R) or a TCP socket (perftest's and the pingpongs'
+# exchange). The port matters: a listener left from an earlier command
+# made a client start before its own server listened (deb12, perftest
+# -R -c UD: a SIDR reply "no such service", then perftest crashed).
 pair_listening() {
-	rdma resource show cm_id 2>/dev/null | grep -q LISTEN ||
-		[ -n "$(ss -Hltn 2>/dev/null)" ]
+	rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -qE ":${1:-[0-9]+}( |\$)" ||
+		ss -Hltn 2>/dev/null | grep -qE ":${1:-[0-9]+}( |\$)"
 }
 
 # pair_serve NAME LINE LOG: on the serving side, eval the command line
@@ -105,9 +107,13 @@ pair_listening() {
 # perftest -R -c UD crashed in that error path. A fixed head start was
 # once too short under TCG.
 pair_serve() {
+	local port
 	(eval "timeout 120 $2" >"$3" 2>&1) &
 	serving=$!
-	wait_for 20 pair_listening
+	# Its port: the line's -p, else udaddy's fixed 7174.
+	port=$(echo "$2" | sed -n 's/.* -p \([0-9][0-9]*\).*/\1/p')
+	case $2 in udaddy*) port=7174 ;; esac
+	wait_for 20 pair_listening "$port"
 	barrier "$1"
 }
 
