@@ -219,15 +219,18 @@ static struct dst_entry *sroce_route_cached(struct net *net,
 		return sroce_route(net, ndev, path);
 	local_bh_disable();
 	dst = dst_cache_get(cache);
-	if (!dst) {
-		dst = sroce_route(net, ndev, path);
-		if (!IS_ERR(dst) && !path->ipv6)
-			dst_cache_set_ip4(cache, dst, path->saddr.s6_addr32[3]);
+	if (dst)
+		goto out;
+	dst = sroce_route(net, ndev, path);
+	if (IS_ERR(dst))
+		goto out;
+	if (!path->ipv6)
+		dst_cache_set_ip4(cache, dst, path->saddr.s6_addr32[3]);
 #if IS_ENABLED(CONFIG_IPV6)
-		else if (!IS_ERR(dst))
-			dst_cache_set_ip6(cache, dst, &path->saddr);
+	else
+		dst_cache_set_ip6(cache, dst, &path->saddr);
 #endif
-	}
+out:
 	local_bh_enable();
 	return dst;
 }

@@ -593,7 +593,7 @@ static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
 }
 
 /*
- * Whether the next packet of @w fits in the window. A READ request is
+ * Whether the next packet fits in the window. A READ request is
  * one packet like any other: it goes once what is outstanding (earlier
  * READs' responses included) leaves room for it, so the next READ is
  * asked for while the last responses of the one before are still on
@@ -605,18 +605,17 @@ static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
  * before the second look, and the completer stores the PSN
  * acknowledged before it tests the bit (full barriers on both sides).
  */
-static bool sroce_req_window_ok(struct sroce_qp *qp, const struct sroce_swqe *w)
+static bool sroce_req_window_ok(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	u32 n = 1;
 
-	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), n,
+	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
 				  READ_ONCE(req->cw.cwnd)))
 		return true;
 	set_bit(0, &req->window_wait);
 	/* The bit before the second look (pairs with sroce_comp_recv()). */
 	smp_mb__after_atomic();
-	return sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), n,
+	return sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
 				     READ_ONCE(req->cw.cwnd));
 }
 
@@ -830,7 +829,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			}
 			continue;
 		}
-		if (!sroce_req_window_ok(qp, w))
+		if (!sroce_req_window_ok(qp))
 			return false;	/* the completer kicks us */
 		if (sroce_wr_rd_atomic(w->opcode))
 			err = sroce_req_rd_atomic(qp, w);

@@ -143,8 +143,10 @@ def report(io, out, top):
               (phase, role, total, 100.0 * busy / total))
         mods = collections.Counter()
         for name, c in counts[key].items():
-            mod = name.split(' ', 1)[1] if ' ' in name else (
-                name if name.startswith('(') else '[kernel]')
+            if name.startswith('('):
+                mod = name  # (user space), (unknown)
+            else:
+                mod = name.split(' ', 1)[1] if ' ' in name else '[kernel]'
             mods[mod] += c
         print('\n| module | busy % |\n|---|---|')
         for mod, c in mods.most_common(8):
