@@ -8,7 +8,7 @@
 #   make check FULL=1      every suite on every target (default: the heavy
 #                          suites on bpo and debug only)
 #   make bench             sroce against rdma_rxe, perftest, results/ (README)
-#   make bench QUICK=1     a few points, for day-to-day work
+#   make bench QUICK=1     a few points, for day-to-day work (MTUS="1500 9000")
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r)
@@ -36,7 +36,8 @@ demo:
 	scripts/demo.sh
 
 bench:
-	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)")
+	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)") \
+		$(if $(MTUS),--mtus "$(MTUS)")
 
 lint:
 	scripts/deps.sh

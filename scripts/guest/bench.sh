@@ -34,6 +34,7 @@ else
 	bw_tools="ib_write_bw ib_read_bw ib_send_bw" lat_tools=ib_write_lat
 	lat_sizes=64 atomic=
 fi
+[ -n "${BENCH_MTUS:-}" ] && mtus=$BENCH_MTUS
 lat_iters=1000
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
