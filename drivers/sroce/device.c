@@ -178,8 +178,17 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->lid = 0;
 	attr->sm_lid = 0;
 	attr->max_vl_num = 1;
-	return ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
-				&attr->active_width);
+	/*
+	 * The core lets go of the port's netdev when it unregisters, before
+	 * the unregistration it queued for us has run: the port is down then,
+	 * and a query of it must not fail.
+	 */
+	if (ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
 }
 
 static int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
