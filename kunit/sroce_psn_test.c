@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: 24-bit PSN arithmetic (psn.h): wrap, signed distance, the 2^23
- * half window, window membership.
+ * half window, window membership, the read responses held ahead of a hole.
  */
 #include <kunit/test.h>
 
@@ -84,12 +84,46 @@ static void psn_window_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sroce_psn_in_window(0xfffffd, 0xfffffe, 10));
 }
 
+/*
+ * The read responses held ahead of a hole: what arrives in order takes
+ * the run right behind it, and the rest shifts to the next hole.
+ */
+static void psn_held_take_test(struct kunit *test)
+{
+	u64 held = 0;
+
+	KUNIT_EXPECT_EQ(test, sroce_psn_held_take(&held), 0U);
+	KUNIT_EXPECT_EQ(test, held, 0ULL);
+	held = 0x1;
+	KUNIT_EXPECT_EQ(test, sroce_psn_held_take(&held), 1U);
+	KUNIT_EXPECT_EQ(test, held, 0ULL);
+	/* Two held, a hole, one held: two taken, the one left at bit 0. */
+	held = 0xb;
+	KUNIT_EXPECT_EQ(test, sroce_psn_held_take(&held), 2U);
+	KUNIT_EXPECT_EQ(test, held, 0x1ULL);
+	/* A hole right behind: nothing taken, the rest one nearer. */
+	held = 0x6;
+	KUNIT_EXPECT_EQ(test, sroce_psn_held_take(&held), 0U);
+	KUNIT_EXPECT_EQ(test, held, 0x3ULL);
+	/* The widest runs: no shift by 64 or more. */
+	held = ~0ULL >> 1;
+	KUNIT_EXPECT_EQ(test, sroce_psn_held_take(&held), 63U);
+	KUNIT_EXPECT_EQ(test, held, 0ULL);
+	held = ~0ULL;
+	KUNIT_EXPECT_EQ(test, sroce_psn_held_take(&held), 64U);
+	KUNIT_EXPECT_EQ(test, held, 0ULL);
+	held = BIT_ULL(63);
+	KUNIT_EXPECT_EQ(test, sroce_psn_held_take(&held), 0U);
+	KUNIT_EXPECT_EQ(test, held, BIT_ULL(62));
+}
+
 static struct kunit_case sroce_psn_cases[] = {
 	KUNIT_CASE(psn_diff_test),
 	KUNIT_CASE(psn_diff_ignores_high_bits_test),
 	KUNIT_CASE(psn_add_test),
 	KUNIT_CASE(psn_add_then_diff_test),
 	KUNIT_CASE(psn_window_test),
+	KUNIT_CASE(psn_held_take_test),
 	{}
 };
 

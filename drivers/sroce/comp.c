@@ -9,8 +9,10 @@
  *                      (REG_MR, LOCAL_INV) behind them; stops at an RDMA
  *                      READ or atomic, which only its own response ends
  *   read response      retires the SENDs and WRITEs before the READ, then
- *                      places its payload at comp.read_off of the READ's
- *                      gather list; the last one completes the READ
+ *                      places its payload at its offset in the READ's
+ *                      gather list; up to 64 may arrive ahead of one
+ *                      awaited (reordering), and the READ completes
+ *                      when every one is placed
  *   atomic ACK         retires what is before, writes the original value
  *                      into the atomic's 8 bytes and completes it
  *   NAK (remote error) retires what came before, fails the WQE it names
@@ -64,6 +66,7 @@ static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 		out->kick = true;
 	}
 	qp->comp.read_off = 0;
+	qp->comp.read_held = 0;
 	/* The requester reads it locklessly for its window. */
 	if (sroce_psn_before(qp->comp.acked_psn, w->last_psn))
 		WRITE_ONCE(qp->comp.acked_psn, w->last_psn);
@@ -156,11 +159,13 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 {
 	const struct sroce_bth *bth = (const void *)skb->data;
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
-	u32 psn = sroce_bth_psn(bth), off = qp->comp.read_off, pay, want;
+	u32 psn = sroce_bth_psn(bth), off, pay, want, npkt, idx, n;
 	bool first = info->pos == SROCE_POS_FIRST || info->pos == SROCE_POS_ONLY;
 	bool last = info->pos == SROCE_POS_LAST || info->pos == SROCE_POS_ONLY;
 	struct sroce_skb_cursor c = { .skb = skb, .off = info->hdr_len };
+	struct sroce_comp *comp = &qp->comp;
 	struct sroce_swqe *w;
+	s32 ahead;
 	int err;
 
 	w = sroce_comp_retire(qp, psn, true, out);
@@ -173,22 +178,28 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 		sroce_comp_gap(qp, out);
 		return true;
 	}
-	want = sroce_psn_add(w->first_psn, off / mtu);
-	if (sroce_psn_before(psn, want)) {
-		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
-		return true;
-	}
-	if (psn != want) {
+	want = sroce_psn_add(w->first_psn, comp->read_off / mtu);
+	ahead = sroce_psn_diff(psn, want);
+	npkt = max(DIV_ROUND_UP(w->length, mtu), 1U);
+	idx = sroce_psn_diff(psn, w->first_psn);
+	if (ahead > 64 || (ahead > 0 && idx >= npkt)) {
+		/* Past this READ, or too far to hold: some were lost. */
 		sroce_comp_gap(qp, out);
 		return true;
 	}
+	if (ahead < 0 || (ahead > 0 && comp->read_held & BIT_ULL(ahead - 1))) {
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
+		return true;
+	}
 	/*
-	 * Every response but the last carries exactly one MTU; a READ sent
-	 * again after a loss starts over at the first byte not placed.
+	 * Every response but the last carries exactly one MTU, at the offset
+	 * its PSN gives; a READ sent again after a loss starts over at the
+	 * first byte not placed in order.
 	 */
+	off = idx * mtu;
 	pay = skb->len - info->hdr_len - sroce_bth_pad(bth) - SROCE_ICRC_BYTES;
-	if ((!first && !off) || pay > w->length - off ||
-	    (last ? off + pay != w->length : pay != mtu))
+	if ((!first && !off) || (first && ahead) || last != (idx == npkt - 1) ||
+	    pay > w->length - off || (last ? off + pay != w->length : pay != mtu))
 		return false;
 	err = sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
 			     w->num_sge, off, pay, IB_ACCESS_LOCAL_WRITE,
@@ -197,10 +208,26 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 		out->fail = IB_WC_LOC_PROT_ERR;
 		return true;
 	}
-	qp->comp.read_off = off + pay;
+	if (ahead) {
+		/*
+		 * Ahead of the one awaited: held. Reordering fills the hole
+		 * soon; a loss leaves it open while more arrive, and then
+		 * (or once the last is here) the READ is asked for again from
+		 * the hole.
+		 */
+		comp->read_held |= BIT_ULL(ahead - 1);
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_READ_AHEAD);
+		if (last || hweight64(comp->read_held) >= SROCE_READ_REORDER)
+			sroce_comp_gap(qp, out);
+		return true;
+	}
+	/* In order: then over every one held right behind it. */
+	n = sroce_psn_held_take(&comp->read_held);
+	psn = sroce_psn_add(psn, n);
+	comp->read_off = min(off + pay + n * mtu, w->length);
 	sroce_comp_acked_to(qp, psn, out);
 	out->progress = true;
-	if (last)
+	if (comp->read_off == w->length)
 		sroce_comp_done(qp, w, out);
 	return true;
 }

@@ -105,6 +105,12 @@ enum {
 #define SROCE_CWND_BYTES	(128 * 1024)
 #define SROCE_CWND_MIN		4
 
+/*
+ * Read responses held ahead of a missing one before it is taken as lost
+ * and the READ asked for again from it (as TCP's duplicate ACK count).
+ */
+#define SROCE_READ_REORDER	4
+
 /**
  * struct sroce_cwnd - the requester's window of PSNs in flight
  * @cwnd: PSNs that may be sent and not acknowledged now (written under
@@ -261,7 +267,9 @@ struct sroce_req {
 /**
  * struct sroce_comp - completer state of a QP, under the QP's sq_lock
  * @read_off: bytes of the RDMA READ at the head of the send ring placed
- *	so far
+ *	in order so far
+ * @read_held: responses of that READ placed ahead of the one awaited (the
+ *	PSN at @read_off): bit i is the PSN i + 1 after it
  * @acked_psn: the last PSN acknowledged
  * @nak_psn: the PSN of the last sequence error NAK acted on, when
  *	@nak_set. The responder NAKs a gap once, so another NAK of that PSN
@@ -274,6 +282,7 @@ struct sroce_req {
  */
 struct sroce_comp {
 	u32 read_off;
+	u64 read_held;
 	u32 acked_psn;
 	u32 nak_psn;
 	bool nak_set;

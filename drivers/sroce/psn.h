@@ -9,6 +9,7 @@
 #ifndef _SROCE_PSN_H
 #define _SROCE_PSN_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/types.h>
 
@@ -69,6 +70,22 @@ static inline bool sroce_psn_before(u32 a, u32 b)
 static inline bool sroce_psn_in_window(u32 psn, u32 start, u32 len)
 {
 	return ((psn - start) & SROCE_PSN_MASK) < len;
+}
+
+/**
+ * sroce_psn_held_take() - the PSN awaited arrived: take what is held behind
+ * @held: PSNs that arrived ahead of the one awaited, bit i for the PSN
+ *	i + 1 after it; left relative to the next PSN awaited
+ *
+ * Context: any.
+ * Return: how many held PSNs follow the one that arrived without a hole.
+ */
+static inline u32 sroce_psn_held_take(u64 *held)
+{
+	u32 n = ~*held ? __ffs64(~*held) : 64;
+
+	*held = n < 63 ? *held >> (n + 1) : 0;
+	return n;
 }
 
 #endif /* _SROCE_PSN_H */

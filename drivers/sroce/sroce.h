@@ -61,6 +61,8 @@
  *	or placed (after a retransmission), dropped
  * @SROCE_CNT_RX_IMPLIED_NAK: responses past the one awaited (IBTA's
  *	implied NAK), each asking for a retransmission
+ * @SROCE_CNT_RX_READ_AHEAD: read responses that arrived ahead of the one
+ *	awaited and were placed all the same (reordering)
  * @SROCE_CNT_ACK_TIMEOUT: local ACK timeouts that led to a retransmission
  * @SROCE_CNT_TX_REWIND: times the requester went back to send again
  * @SROCE_CNT_TX_RETRANSMIT: request packets sent again
@@ -98,6 +100,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_NAK_ERROR,
 	SROCE_CNT_RX_DUP_RESPONSE,
 	SROCE_CNT_RX_IMPLIED_NAK,
+	SROCE_CNT_RX_READ_AHEAD,
 	SROCE_CNT_ACK_TIMEOUT,
 	SROCE_CNT_TX_REWIND,
 	SROCE_CNT_TX_RETRANSMIT,

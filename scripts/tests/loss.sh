@@ -17,12 +17,7 @@
 # loss 5 %, reordering and the mix, and the mix against rdma_rxe; the
 # other targets the cut alone (the debug kernel watching the timers).
 # LOSS_MATRIX=full runs the full matrix of issue 6 ($LOSS_FULL below).
-# A failure is a failure, except under an impairment with rdma_rxe
-# serving: on the debug kernel under the mix, sroce's requester against
-# rdma_rxe's responder can still see eight timeouts in a row and end
-# RETRY_EXC_ERR (rdma_rxe answers each duplicate READ by sending all the
-# rest of its responses again, and the debug guests move a few
-# hundred packets a second): a TODO.
+# A failure is a failure.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
@@ -53,7 +48,7 @@ check "IPv4 GID" wait_for 10 pair_gid dev0
 g=$(pair_gid dev0)
 barrier up
 check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
-dev=dev0 todo=
+dev=dev0
 
 # Packets of priority 0 leaving this guest (RoCEv2, and ARP and neighbour
 # discovery) go to band 3 of a prio qdisc; those of any other priority to
@@ -85,11 +80,8 @@ under() {
 		not_ok "$what: netem $args on the egress"
 		return
 	fi
-	[ -n "$args" ] && [ "$what" = "rdma_rxe serving sroce" ] &&
-		todo="against rdma_rxe's responder under impairment on TCG (issue 6 note)"
 	pair_verify "$what${args:+, netem $args}" "$port" "$server" "$g" \
 		--sizes 1,4097,65536,1048576 --faa 16
-	todo=
 	q=$(tc -s qdisc show dev eth0 | awk '/netem/{f=1} f&&/Sent/{print $4; exit}')
 	impair
 	# The impairment really was in the way.
