@@ -14,7 +14,7 @@
 # deleted under a verifying fio and added back: the host reconnects and
 # fio ends clean. Then the host's device goes away under I/O three ways
 # (link delete, rmmod, and its netdev deleted, a macvlan) and the
-# target's netdev is deleted with the host's queues still connected.
+# target's netdev is deleted with its port listening.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/driver.sh"
@@ -254,8 +254,9 @@ barrier "unload-done" 900
 # deleted, and the core gives a device on an 802.1Q VLAN no IP GIDs) and
 # the target listens there on a second port. The host deletes its
 # macvlan under I/O, as above; then the target deletes its own, with the
-# port listening and the host's queues not yet timed out: nvmet is told
-# and lets go, and the port's listener went with the device.
+# port listening (and the host's queues, unless nvmet's keep-alive has
+# ended them by then): nvmet is told and lets go, and the port's
+# listener went with the device.
 mdev_gone() { ! rdma link show mdev/1 >/dev/null 2>&1; }
 mdev_gid() { grep -qs "ffff:c633:640$me" /sys/class/infiniband/mdev/ports/1/gids/*; }
 check "rdma link delete dev0" rdma link delete dev0
@@ -284,7 +285,7 @@ if [ "$SROCE_ROLE" = b ]; then
 	barrier "host-netdev-gone"
 else
 	barrier "host-netdev-gone" 900
-	check "netdev: ip link delete mv0 on the target, queues connected" \
+	check "netdev: ip link delete mv0 on the target, port 2 listening" \
 		timeout 120 ip link delete mv0
 	check "netdev: the target's mdev is gone" wait_for 10 mdev_gone
 	check "netdev: port 2 removed" sh -c "rm $p2/subsystems/$nqn && rmdir $p2"
