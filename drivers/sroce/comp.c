@@ -152,6 +152,9 @@ static void sroce_comp_value_piece(void *ctx, void *kaddr, u32 len)
 	v->src += len;
 }
 
+static_assert(SROCE_READ_HELD_MAX ==
+	      sizeof_field(struct sroce_comp, read_held) * BITS_PER_BYTE);
+
 /* A read response: place it, and complete the READ with its last one. */
 static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 				 const struct sroce_opcode_info *info,
@@ -182,7 +185,7 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 	ahead = sroce_psn_diff(psn, want);
 	npkt = max(DIV_ROUND_UP(w->length, mtu), 1U);
 	idx = sroce_psn_diff(psn, w->first_psn);
-	if (ahead > 64 || (ahead > 0 && idx >= npkt)) {
+	if (ahead > SROCE_READ_HELD_MAX || (ahead > 0 && idx >= npkt)) {
 		/* Past this READ, or too far to hold: some were lost. */
 		sroce_comp_gap(qp, out);
 		return true;

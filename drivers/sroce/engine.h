@@ -110,6 +110,8 @@ enum {
  * and the READ asked for again from it (as TCP's duplicate ACK count).
  */
 #define SROCE_READ_REORDER	4
+/* How far ahead a read response is held: the bits of comp.read_held. */
+#define SROCE_READ_HELD_MAX	64
 
 /**
  * struct sroce_cwnd - the requester's window of PSNs in flight
