@@ -3,10 +3,16 @@
 tap_n=0
 tap_failed=0
 
-ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
-not_ok() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $*"; }
+# Each result also goes to the kernel log, with the kernel's timestamp:
+# the console log then says how long every step of a suite took.
+tap_mark() { echo "tap: $1 $tap_n" >/dev/kmsg 2>/dev/null || :; }
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; tap_mark ok; }
+not_ok() {
+	tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $*"
+	tap_mark "not ok"
+}
 skip() { # reason description
-	tap_n=$((tap_n + 1)); echo "ok $tap_n - $2 # SKIP $1"
+	tap_n=$((tap_n + 1)); echo "ok $tap_n - $2 # SKIP $1"; tap_mark skip
 }
 diag() { sed 's/^/# /'; }
 
