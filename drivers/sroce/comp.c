@@ -45,7 +45,14 @@ struct sroce_comp_out {
 	enum ib_wc_status fail;	/* IB_WC_SUCCESS, or the head WQE's error */
 };
 
-/* Complete the WQE at the head of the ring and give its slot back. */
+/*
+ * Give the slot of the WQE at the head of the ring back, then complete
+ * it. In that order: a consumer may post again the moment it sees the
+ * completion, and must find the slot free (ibv_rc_pingpong, one send
+ * slot, failed its next post with ENOMEM in the window between the two).
+ * Once the slot is back, the requester may fetch a new WQE over @w: what
+ * is needed of it is read before.
+ */
 static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 			    struct sroce_comp_out *out)
 {
@@ -56,11 +63,15 @@ static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 		.byte_len = w->length,
 		.qp = &qp->ibqp,
 	};
+	bool signaled = qp->sig_all || (w->send_flags & IB_SEND_SIGNALED);
+	bool rd_atomic = sroce_wr_rd_atomic(w->opcode);
+	u32 last_psn = w->last_psn;
 
-	if (qp->sig_all || (w->send_flags & IB_SEND_SIGNALED))
+	sroce_queue_advance(&qp->sq);
+	if (signaled)
 		out->notify |= sroce_cq_add(qp->ibqp.send_cq, &wc,
 					    qp->ibqp.qp_num, false) > 0;
-	if (sroce_wr_rd_atomic(w->opcode)) {
+	if (rd_atomic) {
 		/* The requester reads it locklessly to pace READs. */
 		WRITE_ONCE(qp->req.rd_done, qp->req.rd_done + 1);
 		out->kick = true;
@@ -68,10 +79,9 @@ static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 	qp->comp.read_off = 0;
 	qp->comp.read_held = 0;
 	/* The requester reads it locklessly for its window. */
-	if (sroce_psn_before(qp->comp.acked_psn, w->last_psn))
-		WRITE_ONCE(qp->comp.acked_psn, w->last_psn);
+	if (sroce_psn_before(qp->comp.acked_psn, last_psn))
+		WRITE_ONCE(qp->comp.acked_psn, last_psn);
 	out->progress = true;
-	sroce_queue_advance(&qp->sq);
 }
 
 /*

@@ -130,17 +130,19 @@ static bool sroce_ud_complete(struct sroce_qp *qp, u32 idx,
 		.byte_len = w->length,
 		.qp = &qp->ibqp,
 	};
+	bool signaled = qp->sig_all || (w->send_flags & IB_SEND_SIGNALED);
 	unsigned long flags;
 	bool notify = false;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->sq.index == idx && (qp->state == IB_QPS_RTS ||
 				    qp->state == IB_QPS_SQD)) {
-		if (qp->sig_all || (w->send_flags & IB_SEND_SIGNALED))
-			notify = sroce_cq_add(qp->ibqp.send_cq, &wc,
-					      qp->ibqp.qp_num, false) > 0;
+		/* The slot back first: sroce_comp_done() says why. */
 		sroce_queue_advance(&qp->sq);
 		qp->req.pos = qp->sq.index;
+		if (signaled)
+			notify = sroce_cq_add(qp->ibqp.send_cq, &wc,
+					      qp->ibqp.qp_num, false) > 0;
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	return notify;
