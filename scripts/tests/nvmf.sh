@@ -280,7 +280,18 @@ fi
 barrier "up-netdev"
 if [ "$SROCE_ROLE" = b ]; then
 	traddr=198.51.100.1
+	# Once the netdev is down nothing leaves, and nvme-rdma lets the
+	# controller go only after the commands in flight have timed out
+	# (I/O 30 s, then the shutdown's Property Set on the admin queue,
+	# 60 s): 5 s each here, for time. Both are read when the
+	# controller's queues are made, at connect.
+	tmo=/sys/module/nvme_core/parameters
+	io_tmo=$(cat $tmo/io_timeout) admin_tmo=$(cat $tmo/admin_timeout)
+	echo 5 >$tmo/io_timeout
+	echo 5 >$tmo/admin_timeout
 	host_gone netdev ip link delete mv0
+	echo "$io_tmo" >$tmo/io_timeout
+	echo "$admin_tmo" >$tmo/admin_timeout
 	check "netdev: the host's mdev is gone" wait_for 10 mdev_gone
 	barrier "host-netdev-gone"
 else
