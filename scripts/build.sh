@@ -17,6 +17,13 @@ case ${1:-} in
 --sparse) extra="W=1 C=2 CF=-D__CHECK_ENDIAN__"; shift ;;
 esac
 
+# forget DIR: drop the objects of a build that warned or failed. make
+# would not compile an up-to-date object again, and the next build would
+# pass without showing the warning.
+forget() {
+	find "$1" -name '*.o' -delete
+}
+
 build_one() {
 	local t=$1 bdir rel
 	sroce_target_env "$t"
@@ -39,11 +46,11 @@ build_one() {
 	if [ -n "$BUILDROOT" ]; then
 		unshare -m sh -c "mount -t proc proc '$BUILDROOT/proc' &&
 			chroot '$BUILDROOT' make -C '$KDIR' M=/$rel CC=$CCVAR HOSTCC=$CCVAR $extra modules" \
-			>"$SROCE_TOP/out/$t/build.log" 2>&1 || { cat "$SROCE_TOP/out/$t/build.log" >&2; die "$t: build failed"; }
+			>"$SROCE_TOP/out/$t/build.log" 2>&1 || { cat "$SROCE_TOP/out/$t/build.log" >&2; forget "$bdir"; die "$t: build failed"; }
 	else
 		# shellcheck disable=SC2086
 		make -C "$KDIR" M="$bdir" $extra modules >"$SROCE_TOP/out/$t/build.log" 2>&1 ||
-			{ cat "$SROCE_TOP/out/$t/build.log" >&2; die "$t: build failed"; }
+			{ cat "$SROCE_TOP/out/$t/build.log" >&2; forget "$bdir"; die "$t: build failed"; }
 	fi
 	find "$bdir" -name '*.ko' -exec cp {} "$SROCE_TOP/out/$t/" \;
 	echo "$KVER" >"$SROCE_TOP/out/$t/kver"
@@ -53,6 +60,7 @@ build_one() {
 	install_for_guests "$t"
 	# Any compiler warning is a failure.
 	if grep -E 'warning:|error:' "$SROCE_TOP/out/$t/build.log" >&2; then
+		forget "$bdir"
 		die "$t: the build warned"
 	fi
 }
