@@ -104,18 +104,21 @@ bad_clock() {
 	[ -n "$ms" ] && { [ "$ms" -lt 90 ] || [ "$ms" -gt 110 ]; }
 }
 
-# early_failure: a guest's kernel panicked or reported a KASAN error, or
-# its clock is off (bad_clock), before its user space printed a line
-# (nothing of ours had run). The debug kernel under TCG does, rarely, at
+# failed_early ROLE / early_failure (any guest): a guest's kernel
+# panicked or reported a KASAN error, or its clock is off (bad_clock),
+# before its user space printed a line (nothing of ours had run). The debug kernel under TCG does, rarely, at
 # its first instants: a KASAN report on an interrupt taken inside
 # identify_cpu() ("tsc: Unable to calibrate against PIT" just before),
 # after which it panics or hangs.
+failed_early() {
+	[ -s "$io/out-$1.log" ] && return 1
+	grep -qE 'Kernel panic|BUG: KASAN' "$io/console-$1.log" 2>/dev/null || bad_clock "$1"
+}
+
 early_failure() {
 	local role
 	for role in $roles; do
-		[ -s "$io/out-$role.log" ] && continue
-		grep -qE 'Kernel panic|BUG: KASAN' "$io/console-$role.log" 2>/dev/null && return 0
-		bad_clock "$role" && return 0
+		failed_early "$role" && return 0
 	done
 	return 1
 }
@@ -150,9 +153,7 @@ boot_all
 if early_failure; then
 	# Said on the output, then every guest boots again once, from scratch.
 	for role in $roles; do
-		[ -s "$io/out-$role.log" ] && continue
-		grep -qE 'Kernel panic|BUG: KASAN' "$io/console-$role.log" 2>/dev/null ||
-			bad_clock "$role" || continue
+		failed_early "$role" || continue
 		echo "# $target/$role: the kernel failed while booting, before user space; booting again:"
 		grep -m3 -E 'BUG:|Kernel panic|tsc:|APIC calibration' "$io/console-$role.log" | sed 's/^/#   /'
 		cp "$io/console-$role.log" "$io/console-$role.first-boot.log"
