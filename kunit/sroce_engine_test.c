@@ -167,10 +167,11 @@ static void window_test(struct kunit *test)
 							  cases[i].n, cases[i].window),
 				    cases[i].open, "case %u", i);
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1024), 128U);
-	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(4096), 32U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(2048), 128U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(4096), 128U);
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(256), 512U);
-	/* A small ceiling over a large MTU still leaves a usable window. */
-	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1U << 20), 32U);
+	/* Past 1 KiB the PSN count holds: a larger MTU, a larger window. */
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1U << 20), 128U);
 }
 
 /* A fast retransmit halves the window once per loss, down to half the ceiling. */

@@ -13,7 +13,7 @@
 
 u32 sroce_cwnd_ceiling(u32 mtu)
 {
-	return max_t(u32, SROCE_CWND_BYTES / mtu, 32);
+	return max_t(u32, SROCE_CWND_BYTES / mtu, SROCE_CWND_PSNS);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_ceiling);
 

@@ -101,8 +101,13 @@ enum {
 	SROCE_REQ_AGAIN,	/* a pass was asked for */
 };
 
-/* The adaptive window's ceiling in bytes, and its floor in PSNs. */
+/*
+ * The adaptive window's ceiling: SROCE_CWND_BYTES worth of PSNs, but no
+ * fewer than SROCE_CWND_PSNS (as many as rdma_rxe's requester leaves
+ * unacknowledged); and the window's floor in PSNs.
+ */
 #define SROCE_CWND_BYTES	(128 * 1024)
+#define SROCE_CWND_PSNS		128
 #define SROCE_CWND_MIN		4
 
 /*
@@ -141,7 +146,7 @@ struct sroce_cwnd {
  * @mtu: the path MTU in bytes
  *
  * Context: any.
- * Return: SROCE_CWND_BYTES worth of PSNs, at least 32.
+ * Return: SROCE_CWND_BYTES worth of PSNs, at least SROCE_CWND_PSNS.
  */
 u32 sroce_cwnd_ceiling(u32 mtu);
 
