@@ -10,8 +10,8 @@
 #   scripts/profile.sh [--target T] [--topo pair|one] [--iters N]
 #                      [--mtu M] [--out DIR] ["KIND TOOL SIZE QPS"]
 # The point defaults to "bw ib_write_bw 65536 1" with 2000 iterations
-# (some 15 s per driver on bpo) and netdev MTU 1500. Sampling slows the guests: compare the
-# shares, not the bandwidth, with make bench.
+# (some 15 s per driver on bpo) and netdev MTU 1500. Sampling slows
+# the guests: compare the shares, not the bandwidth, with make bench.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
