@@ -106,10 +106,10 @@ bad_clock() {
 
 # failed_early ROLE / early_failure (any guest): a guest's kernel
 # panicked or reported a KASAN error, or its clock is off (bad_clock),
-# before its user space printed a line (nothing of ours had run). The debug kernel under TCG does, rarely, at
-# its first instants: a KASAN report on an interrupt taken inside
-# identify_cpu() ("tsc: Unable to calibrate against PIT" just before),
-# after which it panics or hangs.
+# before its user space printed a line (nothing of ours had run). The
+# debug kernel under TCG does, rarely, at its first instants: a KASAN
+# report on an interrupt taken inside identify_cpu() ("tsc: Unable to
+# calibrate against PIT" just before), after which it panics or hangs.
 failed_early() {
 	[ -s "$io/out-$1.log" ] && return 1
 	grep -qE 'Kernel panic|BUG: KASAN' "$io/console-$1.log" 2>/dev/null || bad_clock "$1"
