@@ -144,6 +144,82 @@ static void icrc_skb_vector_test(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/*
+ * A 9000-byte-MTU sized packet the way a receive path may hand it over:
+ * part of the payload linear after the BTH, the rest over two page
+ * fragments (one spanning a page boundary of a compound page) and a
+ * fragment list whose skb holds the tail and the ICRC. The ICRC over the
+ * pieces must be the one over the same bytes laid flat; a byte flipped in
+ * each piece must change it.
+ */
+#define ICRC_SCATTER_LEN	8000
+
+static struct sk_buff *icrc_scatter_skb(struct kunit *test, const u8 *pkt)
+{
+	static const unsigned int cut[] = { 20 + 8 + 12 + 100, 3000, 7000 };
+	struct sk_buff *skb, *tail;
+	struct page *page;
+
+	skb = alloc_skb(cut[0], GFP_KERNEL);
+	tail = alloc_skb(ICRC_SCATTER_LEN - cut[2], GFP_KERNEL);
+	page = alloc_pages(GFP_KERNEL | __GFP_COMP, 1);
+	if (!skb || !tail || !page) {
+		kfree_skb(skb);
+		kfree_skb(tail);
+		if (page)
+			__free_pages(page, 1);
+		KUNIT_FAIL(test, "no memory");
+		return NULL;
+	}
+	skb_put_data(skb, pkt, cut[0]);
+	skb_reset_network_header(skb);
+	/* Both fragments in one two-page compound page: one reference each. */
+	memcpy(page_address(page) + 10, pkt + cut[0], cut[1] - cut[0]);
+	memcpy(page_address(page) + 10 + cut[1] - cut[0], pkt + cut[1],
+	       cut[2] - cut[1]);
+	get_page(page);
+	skb_add_rx_frag(skb, 0, page, 10, cut[1] - cut[0], cut[1] - cut[0]);
+	skb_add_rx_frag(skb, 1, page, 10 + cut[1] - cut[0], cut[2] - cut[1],
+			cut[2] - cut[1]);
+	skb_put_data(tail, pkt + cut[2], ICRC_SCATTER_LEN - cut[2]);
+	skb_shinfo(skb)->frag_list = tail;
+	skb->len += tail->len;
+	skb->data_len += tail->len;
+	skb->truesize += tail->truesize;
+	__skb_pull(skb, 20 + 8);
+	return skb;
+}
+
+static void icrc_skb_scattered_test(struct kunit *test)
+{
+	static const unsigned int flip[] = { 20 + 8 + 12 + 50, 2000, 6500,
+					     ICRC_SCATTER_LEN - 5 };
+	const struct icrc_vector *v = &icrc_vectors[0];
+	u8 *pkt = kunit_kmalloc(test, ICRC_SCATTER_LEN, GFP_KERNEL);
+	struct sk_buff *skb;
+	unsigned int i;
+	u32 want, got;
+
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	/* The IPv4 SEND_ONLY's headers, lengths made to fit, then a pattern. */
+	memcpy(pkt, v->pkt, 20 + 8 + 12);
+	put_unaligned_be16(ICRC_SCATTER_LEN, pkt + 2);
+	put_unaligned_be16(ICRC_SCATTER_LEN - 20, pkt + 24);
+	for (i = 20 + 8 + 12; i < ICRC_SCATTER_LEN; i++)
+		pkt[i] = i * 7 + (i >> 8);
+	for (i = 0; i <= ARRAY_SIZE(flip); i++) {
+		if (i)
+			pkt[flip[i - 1]] ^= 0x10;
+		KUNIT_ASSERT_EQ(test, sroce_icrc(pkt, ICRC_SCATTER_LEN - 4, &want), 0);
+		skb = icrc_scatter_skb(test, pkt);
+		if (!skb)
+			return;
+		KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_skb(skb, &got), 0, "flip %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, got, want, "flip %u", i);
+		kfree_skb(skb);
+	}
+}
+
 /* Offsets in the IPv4 vector: TOS, TTL, IP checksum, UDP checksum, FECN. */
 static const unsigned int ipv4_variant[] = { 1, 8, 10, 11, 26, 27, 32 };
 /* IPv6: traffic class and flow label, hop limit, UDP checksum, FECN. */
@@ -223,6 +299,7 @@ static void icrc_rejects_malformed_test(struct kunit *test)
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_rxe_vector_test, icrc_gen_params),
 	KUNIT_CASE_PARAM(icrc_skb_vector_test, icrc_gen_params),
+	KUNIT_CASE(icrc_skb_scattered_test),
 	KUNIT_CASE(icrc_ignores_variant_fields_test),
 	KUNIT_CASE(icrc_covers_invariant_bytes_test),
 	KUNIT_CASE(icrc_rejects_malformed_test),

@@ -86,11 +86,11 @@ int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_icrc);
 
-int sroce_icrc_skb(const struct sk_buff *skb, u32 *icrc)
+int sroce_icrc_skb(struct sk_buff *skb, u32 *icrc)
 {
 	const u8 *l3 = skb_network_header(skb);
-	unsigned int before = skb->data - l3, off, end, n, span;
-	u8 buf[256];
+	unsigned int before = skb->data - l3, span, from, todo, done, n;
+	struct skb_seq_state seq;
 	const u8 *p;
 	u32 crc;
 	int err;
@@ -100,15 +100,26 @@ int sroce_icrc_skb(const struct sk_buff *skb, u32 *icrc)
 	err = sroce_icrc_start(l3, before + skb_headlen(skb), &crc, &span);
 	if (err)
 		return err;
-	/* The headers were linear; the payload may sit in fragments. */
-	end = skb->len - SROCE_ICRC_BYTES;
-	for (off = span - before; off < end; off += n) {
-		n = min_t(unsigned int, end - off, sizeof(buf));
-		p = skb_header_pointer(skb, off, n, buf);
-		if (!p)
-			return -EINVAL;
+	/*
+	 * The headers were linear; the payload may sit in page fragments. The
+	 * CRC reads each piece where it lies: a bounce buffer cost a copy of
+	 * every received byte, and a CRC call (an FPU section) per 256 bytes.
+	 */
+	from = span - before;
+	todo = skb->len - SROCE_ICRC_BYTES;
+	todo = todo > from ? todo - from : 0;
+	skb_prepare_seq_read(skb, from, from + todo, &seq);
+	for (done = 0; done < todo; done += n) {
+		n = skb_seq_read(done, &p, &seq);
+		if (!n)
+			break;	/* fragments the CPU cannot read */
+		/* A piece may run past the end asked for: over the ICRC. */
+		n = min(n, todo - done);
 		crc = crc32_le(crc, p, n);
 	}
+	skb_abort_seq_read(&seq);
+	if (done < todo)
+		return -EINVAL;
 	*icrc = ~crc;
 	return 0;
 }

@@ -30,11 +30,14 @@ int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc);
  *	the end of the BTH linear, the ICRC its last four bytes
  * @icrc: the ICRC, as for sroce_icrc()
  *
- * As sroce_icrc(), over an skb whose payload may be in fragments.
+ * As sroce_icrc(), over an skb whose payload may be in page fragments or
+ * a fragment list, read in place (the skb is not changed; it is not const
+ * only because skb_seq_read() takes it so).
  *
  * Context: any.
- * Return: 0, or -EINVAL when the headers are not there.
+ * Return: 0, or -EINVAL when the headers are not there or a fragment is
+ * not readable by the CPU.
  */
-int sroce_icrc_skb(const struct sk_buff *skb, u32 *icrc);
+int sroce_icrc_skb(struct sk_buff *skb, u32 *icrc);
 
 #endif /* _SROCE_ICRC_H */

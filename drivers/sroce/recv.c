@@ -59,7 +59,7 @@ sroce_recv_check_headers(struct sk_buff *skb, struct sroce_opcode_info *info)
 	return SROCE_NUM_COUNTERS;
 }
 
-static bool sroce_recv_icrc_ok(const struct sk_buff *skb)
+static bool sroce_recv_icrc_ok(struct sk_buff *skb)
 {
 	__le32 wire;
 	u32 icrc;
