@@ -55,6 +55,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_TX_RNR_NAK] = { .name = "tx_rnr_nak" },
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
 	[SROCE_CNT_TX_DROP] = { .name = "tx_drop" },
+	[SROCE_CNT_TX_WAIT_WINDOW] = { .name = "tx_wait_window" },
+	[SROCE_CNT_TX_WAIT_QUEUE] = { .name = "tx_wait_queue" },
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

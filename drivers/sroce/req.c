@@ -101,7 +101,10 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 	set_bit(0, &qp->tx_waiting);
 	/* The bit before the second look (pairs with the destructor's). */
 	smp_mb__after_atomic();
-	return atomic_read(&qp->tx_queued) > SROCE_TX_LIMIT;
+	if (atomic_read(&qp->tx_queued) <= SROCE_TX_LIMIT)
+		return false;
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_QUEUE);
+	return true;
 }
 
 void sroce_req_reset(struct sroce_qp *qp)
@@ -615,8 +618,11 @@ static bool sroce_req_window_ok(struct sroce_qp *qp)
 	set_bit(0, &req->window_wait);
 	/* The bit before the second look (pairs with sroce_comp_recv()). */
 	smp_mb__after_atomic();
-	return sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
-				     READ_ONCE(req->cw.cwnd));
+	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
+				  READ_ONCE(req->cw.cwnd)))
+		return true;
+	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_WINDOW);
+	return false;
 }
 
 /* Build and send the next packet of @w. */

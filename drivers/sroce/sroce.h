@@ -74,6 +74,10 @@
  * @SROCE_CNT_TX_DROP: packets that could not be sent (no route, no
  *	memory), and UD sends larger than the port MTU (IBTA C10-93.1.1:
  *	completed, nothing sent)
+ * @SROCE_CNT_TX_WAIT_WINDOW: times a requester stopped with the window of
+ *	unacknowledged PSNs full
+ * @SROCE_CNT_TX_WAIT_QUEUE: times an engine stopped with SROCE_TX_LIMIT
+ *	of its packets in the IP stack and the NIC
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -109,6 +113,8 @@ enum sroce_counter {
 	SROCE_CNT_TX_RNR_NAK,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_DROP,
+	SROCE_CNT_TX_WAIT_WINDOW,
+	SROCE_CNT_TX_WAIT_QUEUE,
 	SROCE_NUM_COUNTERS
 };
 
