@@ -8,7 +8,8 @@
 #   make check FULL=1      every suite on every target (default: the heavy
 #                          suites on bpo and debug only)
 #   make bench             sroce against rdma_rxe, perftest, results/ (README)
-#   make bench QUICK=1     a few points, for day-to-day work (MTUS="1500 9000")
+#   make bench QUICK=1     a few points, for day-to-day work (MTUS="1500 9000",
+#                          PLACES="irq apart": where perftest runs)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r)
@@ -37,7 +38,7 @@ demo:
 
 bench:
 	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)") \
-		$(if $(MTUS),--mtus "$(MTUS)")
+		$(if $(MTUS),--mtus "$(MTUS)") $(if $(PLACES),--places "$(PLACES)")
 
 lint:
 	scripts/deps.sh

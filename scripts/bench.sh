@@ -6,27 +6,30 @@
 # every figure, a markdown table of sroce / rdma_rxe ratios and gnuplot
 # plots, under results/bench-DATE/ (or --out DIR).
 #   scripts/bench.sh [--quick] [--targets "bpo"] [--topos "pair one"]
-#                    [--mtus "1500 9000"] [--out DIR]
+#                    [--mtus "1500 9000"] [--places "irq apart"] [--out DIR]
 # Full: ib_{write,read,send}_bw at 64 B, 4 KiB, 64 KiB and 1 MiB with 1
 # and 4 QPs, ib_atomic_bw, ib_{write,send,read}_lat at 2 B, 64 B and
 # 4 KiB, netdev MTU 1500 and 9000, each point the median of 3 runs
 # (over an hour per target). Quick: two guests, MTU 1500, WRITE,
 # READ and SEND bandwidth at 64 KiB and 1 MiB and 64 B WRITE latency,
 # one run each (a few minutes); --mtus sets the netdev MTUs of either
-# form. The guests run under TCG: only ratios
-# within one run mean anything.
+# form. --places: where perftest runs in the guests, each placement a
+# pass of its own (scripts/guest/bench.sh; default "irq apart"). The
+# guests run under TCG: only ratios within one run and one placement
+# mean anything.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=full targets=bpo topos= mtus= out=
+mode=full targets=bpo topos= mtus= places= out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) mode=quick; shift ;;
 	--targets) targets=$2; shift 2 ;;
 	--topos) topos=$2; shift 2 ;;
 	--mtus) mtus=$2; shift 2 ;;
+	--places) places=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--out DIR]" ;;
+	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--out DIR]" ;;
 	esac
 done
 [ -n "$topos" ] || { [ $mode = quick ] && topos=pair || topos="pair one"; }
@@ -59,7 +62,7 @@ for t in $targets; do
 		iofile=$(mktemp)
 		SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" \
 			--keep "$out/$t-$topo" "$t" "$topo" \
-			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' sh \$SROCE_SRC/scripts/guest/bench.sh" \
+			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 			>"$out/$t-$topo.log" 2>&1 &
 		vm=$!
 		io=

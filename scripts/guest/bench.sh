@@ -5,6 +5,12 @@
 # sroce and on rdma_rxe in turn, in the same guests and the same boot.
 #   BENCH_TOPO   pair (a serves, b runs the clients) or one (loopback on a
 #                veth pair, server and client in one guest)
+#   BENCH_PLACES where perftest runs (each a pass of its own): irq (on
+#                vCPU 0, which takes every interrupt), apart (on vCPU 1,
+#                the interrupts on vCPU 0), free (the scheduler's choice,
+#                interrupts wherever the kernel put them); default
+#                "irq apart" ("free" in profile mode). In the loopback
+#                topology "apart" puts the server on vCPU 0, the client on 1
 #   BENCH_MODE   full (the whole matrix, 3 repetitions), quick, or
 #                profile: the one point BENCH_POINT ("KIND TOOL SIZE QPS",
 #                BENCH_ITERS iterations) for scripts/profile.sh, each
@@ -35,6 +41,10 @@ else
 	lat_sizes=64 atomic=
 fi
 [ -n "${BENCH_MTUS:-}" ] && mtus=$BENCH_MTUS
+places="irq apart"
+[ "$mode" = profile ] && places=free
+[ -n "${BENCH_PLACES:-}" ] && places=$BENCH_PLACES
+ncpu=$(nproc)
 lat_iters=1000
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
@@ -95,6 +105,43 @@ set_mtu() {
 	sleep 1
 }
 
+# steer PLACE: the interrupts where PLACE wants them. pins PLACE: sets
+# $pin_server and $pin_client, the commands that start perftest there.
+# Under single-threaded TCG a guest's vCPUs take turns on one host
+# thread, and perftest polls: where it runs against where the packets
+# are handled moved a driver's figures by up to 2x (testing.rst), so
+# both drivers get the same placement, and each placement is reported.
+steer() {
+	local f mask=0
+	if [ "$1" != free ] && [ "$ncpu" -lt 2 ]; then
+		echo "placement $1 wants two vCPUs, the guest has $ncpu"
+		return 1
+	fi
+	[ "$1" = free ] && mask=0-$((ncpu - 1))
+	for f in /proc/irq/*/smp_affinity_list; do
+		echo "$mask" >"$f" 2>/dev/null || :
+	done
+}
+# The vCPU each of the NIC's interrupt vectors is delivered to now (an
+# x86 vector moves when it next fires: ask after some traffic).
+nic_irq_cpus() {
+	local f
+	for f in /sys/class/net/"$nic"/device/msi_irqs/*; do
+		[ -e "$f" ] || { echo "none (no device)"; return; }
+		cat "/proc/irq/${f##*/}/effective_affinity_list"
+	done | tr '\n' ' '
+}
+pins() {
+	case $1 in
+	irq) pin_server="taskset -c 0" pin_client="taskset -c 0" ;;
+	apart)
+		pin_server="taskset -c 1" pin_client="taskset -c 1"
+		[ "$topo" = one ] && pin_server="taskset -c 0"
+		;;
+	*) pin_server="" pin_client="" ;;
+	esac
+}
+
 # The points of one pass: "KIND TOOL SIZE QPS" lines.
 points() {
 	local t s q
@@ -109,12 +156,12 @@ points() {
 		for s in $lat_sizes; do echo "lat $t $s 1"; done
 	done
 }
-total=$(($(points | wc -l) * $(echo $mtus | wc -w) * 2 * reps))
+total=$(($(points | wc -l) * $(echo $mtus | wc -w) * $(echo $places | wc -w) * 2 * reps))
 
 n=0
-# point DRIVER MTU REP KIND TOOL SIZE QPS: one perftest run.
+# point DRIVER MTU PLACE REP KIND TOOL SIZE QPS: one perftest run.
 point() {
-	local drv=$1 mtu=$2 rep=$3 kind=$4 tool=$5 size=$6 qps=$7
+	local drv=$1 mtu=$2 where=$3 rep=$4 kind=$5 tool=$6 size=$7 qps=$8
 	local port args c0 c1 t0 t1 iters peer_busy=0 rc=0 line key
 	n=$((n + 1))
 	port=$((20000 + n))
@@ -134,12 +181,12 @@ point() {
 		args="-s $size -n $lat_iters"
 		[ "$tool" = ib_write_lat ] && [ "$size" = 64 ] && [ "$rep" = 1 ] && args="$args -H"
 	fi
-	key="drv=$drv topo=$topo mtu=$mtu tool=$tool size=$size qps=$qps rep=$rep"
+	key="drv=$drv topo=$topo mtu=$mtu place=$where tool=$tool size=$size qps=$qps rep=$rep"
 	[ "$topo" = pair ] && barrier "p$n" 120
 	if [ "$SROCE_ROLE" != "$client" ] || [ "$topo" = one ]; then
 		c0=$(busy)
 		# shellcheck disable=SC2086
-		timeout 180 "$tool" -d dev0 -x "$g" -p "$port" -F $args \
+		timeout 180 $pin_server "$tool" -d dev0 -x "$g" -p "$port" -F $args \
 			</dev/null >/tmp/bench-server.log 2>&1 &
 		server_pid=$!
 		wait_for 20 listening
@@ -157,7 +204,7 @@ point() {
 	t0=$(date +%s.%N)
 	[ "$mode" = profile ] && echo "$drv" >"$SROCE_IO/phase"
 	# shellcheck disable=SC2086
-	timeout 180 "$tool" -d dev0 -x "$g" -p "$port" -F $args "$server" \
+	timeout 180 $pin_client "$tool" -d dev0 -x "$g" -p "$port" -F $args "$server" \
 		</dev/null >/tmp/bench.log 2>&1 || rc=$?
 	[ "$mode" = profile ] && echo idle >"$SROCE_IO/phase"
 	t1=$(date +%s.%N)
@@ -179,9 +226,9 @@ point() {
 		line=$(awk -v s="$size" '$1 == s && NF >= 9 && $2 ~ /^[0-9]+$/ {
 			printf "typ=%s avg=%s p99=%s p999=%s", $5, $6, $8, $9 }' /tmp/bench.log | tail -n 1)
 		grep -E '^[0-9]+, [0-9.]+$' /tmp/bench.log | cut -d, -f2 \
-			>"$SROCE_IO/cdf-$drv-$topo-$mtu-$tool-$size.txt" 2>/dev/null
-		[ -s "$SROCE_IO/cdf-$drv-$topo-$mtu-$tool-$size.txt" ] ||
-			rm -f "$SROCE_IO/cdf-$drv-$topo-$mtu-$tool-$size.txt"
+			>"$SROCE_IO/cdf-$drv-$topo-$mtu-$where-$tool-$size.txt" 2>/dev/null
+		[ -s "$SROCE_IO/cdf-$drv-$topo-$mtu-$where-$tool-$size.txt" ] ||
+			rm -f "$SROCE_IO/cdf-$drv-$topo-$mtu-$where-$tool-$size.txt"
 	fi
 	if [ $rc = 0 ] && [ -n "$line" ]; then
 		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu"
@@ -206,10 +253,18 @@ while [ $rep -le $reps ]; do
 			set_mtu "$mtu"
 			[ "$topo" = pair ] && barrier "mtu$rep$drv$mtu" 120 &&
 				busybox ping -c 1 -W 2 192.0.2.1 >/dev/null 2>&1
-			points | while read -r kind tool size qps; do
-				point "$drv" "$mtu" "$rep" "$kind" "$tool" "$size" "$qps"
+			for where in $places; do
+				check "rep $rep: $drv, MTU $mtu: placement $where" steer "$where"
+				pins "$where"
+				if [ "$topo" = pair ]; then
+					busybox ping -c 2 -W 2 "192.0.2.$((3 - me))" >/dev/null 2>&1
+				fi
+				echo "# placement $where: the NIC's interrupt vectors on vCPU $(nic_irq_cpus)"
+				points | while read -r kind tool size qps; do
+					point "$drv" "$mtu" "$where" "$rep" "$kind" "$tool" "$size" "$qps"
+				done
+				n=$((n + $(points | wc -l)))
 			done
-			n=$((n + $(points | wc -l)))
 		done
 		[ "$topo" = pair ] && barrier "down$rep$drv" 600
 		check "rep $rep: $drv device down" down $drv

@@ -33,6 +33,8 @@ def read_points(folder):
                 if not p:
                     continue
                 p["target"] = target
+                # Runs from before placements were chosen: the scheduler's.
+                p.setdefault("place", "free")
                 for k in BW_KEYS + LAT_KEYS + ("cpu_s", "wall_s", "bytes"):
                     if k in p:
                         p[k] = float(p[k])
@@ -43,8 +45,8 @@ def read_points(folder):
 
 
 def point_key(p):
-    return (p["target"], p["topo"], p["mtu"], p["kind"], p["tool"],
-            p["size"], p["qps"])
+    return (p["target"], p["topo"], p["mtu"], p["place"], p["kind"],
+            p["tool"], p["size"], p["qps"])
 
 
 def cpu_per_gib(p):
@@ -59,9 +61,9 @@ def summarise(points):
         groups.setdefault(point_key(p), {}).setdefault(p["drv"], []).append(p)
     rows = []
     for key in sorted(groups):
-        target, topo, mtu, kind, tool, size, qps = key
-        row = {"target": target, "topo": topo, "mtu": mtu, "kind": kind,
-               "tool": tool, "size": size, "qps": qps}
+        target, topo, mtu, place, kind, tool, size, qps = key
+        row = {"target": target, "topo": topo, "mtu": mtu, "place": place,
+               "kind": kind, "tool": tool, "size": size, "qps": qps}
         for drv in DRIVERS:
             runs = groups[key].get(drv, [])
             good = [r for r in runs if "failed" not in r]
@@ -112,11 +114,18 @@ def markdown(rows):
            "the busy time of every guest involved, connection setup "
            "included.",
            "",
+           "Placement: where perftest ran. irq: on vCPU 0, which takes the "
+           "NIC's interrupts; apart: on vCPU 1; free: where the scheduler "
+           "put it. A guest's vCPUs share one host thread under TCG and "
+           "perftest polls, so the placement moves the figures; compare "
+           "the drivers within one placement.",
+           "",
            "## Bandwidth",
            "",
-           "| target | topo | MTU | test | size | QPs | sroce MB/s | rdma_rxe MB/s "
-           "| ratio | sroce CPU s/GiB | rdma_rxe CPU s/GiB | CPU ratio |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| target | topo | MTU | placement | test | size | QPs | sroce MB/s "
+           "| rdma_rxe MB/s | ratio | sroce CPU s/GiB | rdma_rxe CPU s/GiB "
+           "| CPU ratio |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["kind"] != "bw":
             continue
@@ -124,8 +133,8 @@ def markdown(rows):
         if r["sroce"]["failed"] or r["rxe"]["failed"]:
             fails = " (failed runs: sroce %d, rdma_rxe %d)" % (
                 r["sroce"]["failed"], r["rxe"]["failed"])
-        out.append("| %s | %s | %d | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
-            r["target"], r["topo"], r["mtu"], r["tool"] + fails,
+        out.append("| %s | %s | %d | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            r["target"], r["topo"], r["mtu"], r["place"], r["tool"] + fails,
             size_name(r["size"]), r["qps"], fmt(r["sroce"]["bw"]),
             fmt(r["rxe"]["bw"]), fmt(r["ratio"], 2),
             fmt(r["sroce"]["cpu_s_per_gib"], 2), fmt(r["rxe"]["cpu_s_per_gib"], 2),
@@ -133,16 +142,17 @@ def markdown(rows):
     out += ["",
             "## Latency (usec)",
             "",
-            "| target | topo | MTU | test | size | sroce median | rdma_rxe median "
-            "| ratio | sroce p99 | rdma_rxe p99 | p99 ratio | sroce p99.9 "
-            "| rdma_rxe p99.9 | p99.9 ratio |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| target | topo | MTU | placement | test | size | sroce median "
+            "| rdma_rxe median | ratio | sroce p99 | rdma_rxe p99 | p99 ratio "
+            "| sroce p99.9 | rdma_rxe p99.9 | p99.9 ratio |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["kind"] != "lat":
             continue
         s, x = r["sroce"], r["rxe"]
-        out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["target"], r["topo"], r["mtu"], r["tool"], size_name(r["size"]),
+        out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["target"], r["topo"], r["mtu"], r["place"], r["tool"],
+            size_name(r["size"]),
             fmt(s["typ"]), fmt(x["typ"]), fmt(r["ratio"], 2),
             fmt(s["p99"]), fmt(x["p99"]), fmt(r["p99_ratio"], 2),
             fmt(s["p999"]), fmt(x["p999"]), fmt(r["p999_ratio"], 2)))
@@ -165,12 +175,12 @@ def plots(folder, rows):
     series = {}
     for r in rows:
         if r["kind"] == "bw" and r["tool"] != "ib_atomic_bw":
-            series.setdefault((r["target"], r["topo"], r["mtu"], r["tool"]),
-                              []).append(r)
-    for (target, topo, mtu, tool), rs in sorted(series.items()):
+            series.setdefault((r["target"], r["topo"], r["mtu"], r["place"],
+                               r["tool"]), []).append(r)
+    for (target, topo, mtu, place, tool), rs in sorted(series.items()):
         if len({r["size"] for r in rs}) < 2:
             continue
-        name = "bw-%s-%s-%d-%s" % (target, topo, mtu, tool)
+        name = "bw-%s-%s-%d-%s-%s" % (target, topo, mtu, place, tool)
         lines = []
         for drv in DRIVERS:
             for q in sorted({r["qps"] for r in rs}):
@@ -186,11 +196,11 @@ def plots(folder, rows):
                          for n in sorted({r["size"] for r in rs}))
         script = ("set terminal pngcairo noenhanced size 800,500\n"
                   "set output '%s.png'\n"
-                  "set title '%s, %s, %s, MTU %d (TCG: compare the lines only)'\n"
+                  "set title '%s, %s, %s, MTU %d, %s (TCG: compare the lines only)'\n"
                   "set logscale x 2\nset xtics (%s)\n"
                   "set xlabel 'message size'\nset ylabel 'MB/s'\n"
                   "set yrange [0:*]\nset key top left\nset grid\n"
-                  "plot %s\n" % (name, tool, target, topo, mtu, tics,
+                  "plot %s\n" % (name, tool, target, topo, mtu, place, tics,
                                    ", ".join(lines)))
         if gnuplot(script, folder):
             made.append(name + ".png")
