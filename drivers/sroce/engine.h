@@ -237,6 +237,8 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  * @path: where packets go, set on entering RTR
  * @dst_cache: the route to @path, for the requester's and the responder's
  *	packets (RC); reset when @path changes
+ * @cpu: the CPU of the last post_send, where @work runs
+ *	(WORK_CPU_UNBOUND before the first)
  *
  * Fields the completer and the timers share (@rewind to @rnr_left) are
  * under the QP's sq_lock; the rest is the requester's own.
@@ -269,6 +271,7 @@ struct sroce_req {
 	struct timer_list rnr_timer;
 	struct sroce_path path;
 	struct dst_cache dst_cache;
+	int cpu;
 };
 
 /**
@@ -536,6 +539,11 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 /**
  * sroce_req_kick() - have the requester look at the send ring
  * @qp: the QP
+ *
+ * The work item runs on the CPU that last posted to the send queue: an
+ * ACK or a drained queue (both seen on the CPU that takes the NIC's
+ * interrupts) then has the sending done next to the application, and
+ * the receiving and the sending of a busy QP use two CPUs, not one.
  *
  * Context: any.
  */

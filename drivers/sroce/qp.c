@@ -838,6 +838,9 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (notify)
 		sroce_cq_notify(ibqp->send_cq);
+	/* Where the requester's work item runs from now on (req.c). */
+	if (kick)
+		WRITE_ONCE(qp->req.cpu, raw_smp_processor_id());
 	/* A user's doorbell is a system call: send from it. */
 	if (kick && qp->user)
 		sroce_req_run(qp);

@@ -68,7 +68,12 @@ void sroce_req_free(struct sroce_qp *qp)
 
 void sroce_req_kick(struct sroce_qp *qp)
 {
-	queue_work(system_highpri_wq, &qp->req.work);
+	int cpu = READ_ONCE(qp->req.cpu);
+
+	/* Gone offline: the local CPU. */
+	if (cpu != WORK_CPU_UNBOUND && !cpu_online(cpu))
+		cpu = WORK_CPU_UNBOUND;
+	queue_work_on(cpu, system_highpri_wq, &qp->req.work);
 }
 
 static void sroce_tx_destructor(struct sk_buff *skb)
@@ -902,6 +907,7 @@ int sroce_req_init(struct sroce_qp *qp)
 			    qp->cap.max_inline_data);
 
 	INIT_WORK(&req->work, sroce_req_work);
+	req->cpu = WORK_CPU_UNBOUND;
 	hrtimer_setup(&req->ack_timer, sroce_req_ack_timeout, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
 	timer_setup(&req->rnr_timer, sroce_req_rnr_expired, 0);
