@@ -125,8 +125,11 @@ steer() {
 # The vCPU each of the NIC's interrupt vectors is delivered to now (an
 # x86 vector moves when it next fires: ask after some traffic).
 nic_irq_cpus() {
-	local f
-	for f in /sys/class/net/"$nic"/device/msi_irqs/*; do
+	local f dev
+	# virtio-net's device is the virtio one; the vectors are its PCI parent's.
+	dev=$(readlink -f "/sys/class/net/$nic/device" 2>/dev/null)
+	[ -d "$dev/msi_irqs" ] || dev=${dev%/*}
+	for f in "$dev"/msi_irqs/*; do
 		[ -e "$f" ] || { echo "none (no device)"; return; }
 		cat "/proc/irq/${f##*/}/effective_affinity_list"
 	done | tr '\n' ' '
