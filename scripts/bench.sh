@@ -10,7 +10,7 @@
 # Full: ib_{write,read,send}_bw at 64 B, 4 KiB, 64 KiB and 1 MiB with 1
 # and 4 QPs, ib_atomic_bw, ib_{write,send,read}_lat at 2 B, 64 B and
 # 4 KiB, netdev MTU 1500 and 9000, each point the median of 3 runs
-# (over an hour per target). Quick: two guests, MTU 1500, WRITE,
+# (over an hour per target and placement). Quick: two guests, MTU 1500, WRITE,
 # READ and SEND bandwidth at 64 KiB and 1 MiB and 64 B WRITE latency,
 # one run each (a few minutes); --mtus sets the netdev MTUs of either
 # form. --places: where perftest runs in the guests, each placement a
