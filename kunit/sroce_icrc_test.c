@@ -149,8 +149,9 @@ static void icrc_skb_vector_test(struct kunit *test)
  * part of the payload linear after the BTH, the rest over two page
  * fragments (one spanning a page boundary of a compound page) and a
  * fragment list whose skb holds the tail and the ICRC. The ICRC over the
- * pieces must be the one over the same bytes laid flat; a byte flipped in
- * each piece must change it.
+ * pieces must be the one over the same bytes laid flat, again after a byte
+ * is flipped in each piece in turn (a piece the walk skipped, or the ICRC
+ * read as payload, would then tell).
  */
 #define ICRC_SCATTER_LEN	8000
 
