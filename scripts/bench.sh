@@ -14,9 +14,10 @@
 # READ and SEND bandwidth at 64 KiB and 1 MiB and 64 B WRITE latency,
 # one run each (a few minutes); --mtus sets the netdev MTUs of either
 # form. --places: where perftest runs in the guests, each placement a
-# pass of its own (scripts/guest/bench.sh; default "irq apart"). The
-# guests run under TCG: only ratios within one run and one placement
-# mean anything.
+# pass of its own (scripts/guest/bench.sh; default "irq apart"). In
+# the pair topology pktgen first measures what the link carries each
+# way, the ceiling both drivers' bandwidth sits under. The guests run
+# under TCG: only ratios within one run and one placement mean anything.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -72,7 +73,7 @@ for t in $targets; do
 		done
 		[ "$topo" = pair ] && role=b || role=a
 		if [ -n "$io" ]; then
-			tail -n +1 -F "$io/out-$role.log" 2>/dev/null | grep --line-buffered '^# \[' &
+			tail -n +1 -F "$io/out-$role.log" 2>/dev/null | grep --line-buffered -E '^# (\[|link )' &
 			tailer=$!
 		fi
 		rc=0

@@ -145,6 +145,48 @@ pins() {
 	esac
 }
 
+# link MTU TO: what the link between the guests carries toward guest TO,
+# from pktgen in the other guest: LINK_FRAMES frames the size of a
+# full-MTU RoCE packet (path MTU + Ethernet, IPv4, UDP, BTH and ICRC),
+# sent to an address no guest has, so the receiver drops them in IP
+# without answering. The receiver writes a kind=link line: the sender's
+# frames/s and how many frames arrived. Both drivers' bandwidth is bound
+# by it; where rdma_rxe already runs near it, no driver can go much
+# faster in this rig.
+link() {
+	local mtu=$1 to=$2 pmtu=1024 frame mac r0 pps c f=/proc/net/pktgen
+	[ "$mtu" -ge 4200 ] && pmtu=4096
+	frame=$((pmtu + 14 + 20 + 8 + 12 + 4))
+	ln=$((ln + 1))
+	if [ "$SROCE_ROLE" = "$to" ]; then
+		r0=$(cat "/sys/class/net/$nic/statistics/rx_packets")
+		barrier "l$ln" 120
+		barrier_file "$SROCE_IO/val-$peer-pps$ln"
+		sleep 1
+		pps=$(lookup "$peer" "pps$ln")
+		echo "kind=link topo=$topo mtu=$mtu to=$to frame=$frame payload=$pmtu" \
+			"sent=$LINK_FRAMES got=$(($(cat "/sys/class/net/$nic/statistics/rx_packets") - r0))" \
+			"pps=$pps" >>"$raw"
+		echo "# link toward $to, MTU $mtu, $frame-byte frames: $pps frames/s"
+		return 0
+	fi
+	barrier "l$ln" 120
+	mac=$(ip neigh show "192.0.2.$((3 - me))" | awk '{ print $5; exit }')
+	pps=0
+	if [ -w "$f/pgctrl" ] && [ -n "$mac" ]; then
+		echo rem_device_all >"$f/kpktgend_0"
+		echo "add_device $nic" >"$f/kpktgend_0"
+		for c in "count $LINK_FRAMES" "pkt_size $frame" "delay 0" "clone_skb 0" \
+			"dst 192.0.2.99" "dst_mac $mac" "udp_dst_min 4791" "udp_dst_max 4791"; do
+			echo "$c" >"$f/$nic"
+		done
+		echo start >"$f/pgctrl"
+		pps=$(awk '/pps/ { sub(/pps.*/, ""); print $1; exit }' "$f/$nic")
+		echo rem_device_all >"$f/kpktgend_0"
+	fi
+	publish "pps$ln" "${pps:-0}"
+}
+
 # The points of one pass: "KIND TOOL SIZE QPS" lines.
 points() {
 	local t s q
@@ -237,12 +279,38 @@ point() {
 		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu"
 		echo "kind=$kind $key $line" >>"$raw"
 		echo "# [$n/$total] $key: $line"
+		# A bandwidth of zero for a run that moved its bytes: keep
+		# perftest's own words for it.
+		case $line in
+		"bw=0.00 "*) cp /tmp/bench.log "$SROCE_IO/zero-$n.log" ;;
+		esac
 	else
 		echo "kind=$kind $key failed=$rc" >>"$raw"
 		echo "# [$n/$total] $key: FAILED (exit $rc)"
 		tail -n 5 /tmp/bench.log | diag
 	fi
 }
+
+# The link's capacity first, each way, with no RDMA driver loaded (pair
+# only: in loopback nothing crosses a link). pktgen is a module the
+# kernel may not have: then it says so and the bench goes on.
+: "${LINK_FRAMES:=20000}"
+ln=0 peer=a
+[ "$SROCE_ROLE" = a ] && peer=b
+if [ "$topo" = pair ] && [ "$mode" != profile ]; then
+	if modprobe pktgen 2>/dev/null; then
+		steer irq
+		for mtu in $mtus; do
+			set_mtu "$mtu"
+			barrier "lmtu$mtu" 120 && busybox ping -c 2 -W 2 "192.0.2.$((3 - me))" >/dev/null 2>&1
+			link "$mtu" a
+			link "$mtu" b
+		done
+		rmmod pktgen
+	else
+		echo "# link capacity not measured: this kernel has no pktgen module"
+	fi
+fi
 
 rep=1
 while [ $rep -le $reps ]; do
