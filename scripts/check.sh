@@ -88,6 +88,8 @@ suite() {
 }
 
 step deps "$SROCE_TOP/scripts/deps.sh" || true
+# The bench's report maker, on raw lines whose figures are known.
+step bench-report python3 "$SROCE_TOP/scripts/tests/bench_report_test.py"
 # shellcheck disable=SC2086
 if ! step setup "$SROCE_TOP/scripts/setup-targets.sh" $targets; then
 	targets=

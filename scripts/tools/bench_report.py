@@ -74,7 +74,10 @@ def summarise(points):
                "kind": kind, "tool": tool, "size": size, "qps": qps}
         for drv in DRIVERS:
             runs = groups[key].get(drv, [])
-            good = [r for r in runs if "failed" not in r]
+            # perftest printed 0.00 MB/s for a run that had moved its
+            # bytes (once, a misread clock): no figure, so a failed run.
+            good = [r for r in runs if "failed" not in r and
+                    not (kind == "bw" and r.get("bw") == 0)]
             d = {"runs": len(runs), "failed": len(runs) - len(good)}
             keys = BW_KEYS if kind == "bw" else LAT_KEYS
             for k in keys:

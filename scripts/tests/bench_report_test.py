@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host test (make check): scripts/tools/bench_report.py on raw lines
+made up here, so the figures it must print are known: medians, ratios,
+failed and zero runs, and the link's capacity beside each driver's best
+bandwidth in the same direction. No guest, no gnuplot needed (without it
+the plots are skipped and said so on stderr)."""
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "bench_report", os.path.join(HERE, "..", "tools", "bench_report.py"))
+br = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(br)
+
+
+def bw(drv, tool, bw_mbs, rep, mtu=1500, place="irq", extra=""):
+    return ("kind=bw drv=%s topo=pair mtu=%d place=%s tool=%s size=65536 "
+            "qps=1 rep=%d bw=%s mpps=0.0005 bytes=1073741824 wall_s=1.0 "
+            "cpu_s=%d %s" % (drv, mtu, place, tool, rep, bw_mbs, rep, extra))
+
+
+class Report(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        os.mkdir(os.path.join(self.dir, "bpo-pair"))
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def report(self, lines):
+        with open(os.path.join(self.dir, "bpo-pair", "bench.raw"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        points = br.read_points(self.dir)
+        rows = br.summarise(points)
+        return rows, br.links(points, rows)
+
+    def row(self, rows, tool, mtu=1500):
+        found = [r for r in rows if r["tool"] == tool and r["mtu"] == mtu]
+        self.assertEqual(len(found), 1)
+        return found[0]
+
+    def test_median_and_ratio(self):
+        rows, _ = self.report([
+            bw("sroce", "ib_write_bw", "30.00", 1),
+            bw("sroce", "ib_write_bw", "90.00", 2),
+            bw("sroce", "ib_write_bw", "60.00", 3),
+            bw("rxe", "ib_write_bw", "20.00", 1),
+            bw("rxe", "ib_write_bw", "10.00", 2),
+            bw("rxe", "ib_write_bw", "40.00", 3),
+        ])
+        r = self.row(rows, "ib_write_bw")
+        self.assertEqual(r["sroce"]["bw"], 60.0)
+        self.assertEqual(r["rxe"]["bw"], 20.0)
+        self.assertAlmostEqual(r["ratio"], 3.0)
+        # CPU: rep seconds per GiB, medians 2 and 2.
+        self.assertAlmostEqual(r["cpu_ratio"], 1.0)
+
+    def test_failed_and_zero_runs_give_no_figure(self):
+        rows, _ = self.report([
+            "kind=bw drv=sroce topo=pair mtu=1500 place=irq tool=ib_send_bw "
+            "size=65536 qps=1 rep=1 failed=124",
+            bw("sroce", "ib_send_bw", "0.00", 2),
+            bw("sroce", "ib_send_bw", "12.00", 3),
+            bw("rxe", "ib_send_bw", "6.00", 1),
+        ])
+        r = self.row(rows, "ib_send_bw")
+        self.assertEqual(r["sroce"]["failed"], 2)
+        self.assertEqual(r["sroce"]["bw"], 12.0)
+        self.assertAlmostEqual(r["ratio"], 2.0)
+        self.assertIn("failed runs: sroce 2, rdma_rxe 0", br.markdown(rows))
+
+    def test_link_against_best_in_its_direction(self):
+        rows, caps = self.report([
+            bw("sroce", "ib_read_bw", "40.00", 1),
+            bw("sroce", "ib_read_bw", "44.00", 1, place="apart"),
+            bw("rxe", "ib_read_bw", "38.00", 1),
+            bw("sroce", "ib_write_bw", "25.00", 1),
+            bw("rxe", "ib_write_bw", "9.00", 1),
+            bw("sroce", "ib_read_bw", "70.00", 1, mtu=9000),
+            "kind=link topo=pair mtu=1500 to=b frame=1082 payload=1024 "
+            "sent=20000 got=20001 pps=40960",
+            "kind=link topo=pair mtu=1500 to=a frame=1082 payload=1024 "
+            "sent=20000 got=20000 pps=0",
+        ])
+        by = {c["to"]: c for c in caps}
+        # READ data flows toward b, the clients' guest.
+        self.assertAlmostEqual(by["b"]["payload_mbs"], 40.0)
+        self.assertEqual(by["b"]["best"], {"sroce": 44.0, "rxe": 38.0})
+        # No frames/s from the sender: no capacity, the bests still shown.
+        self.assertIsNone(by["a"]["payload_mbs"])
+        self.assertEqual(by["a"]["best"], {"sroce": 25.0, "rxe": 9.0})
+        md = br.markdown(rows, caps)
+        self.assertIn("| bpo | 1500 | b | 1082 | 40960 | 20000 | 20001 | 40.0 "
+                      "| 44.0 | 38.0 |", md)
+        # The link lines are not bench points.
+        self.assertEqual(sorted(r["tool"] for r in rows),
+                         ["ib_read_bw", "ib_read_bw", "ib_read_bw",
+                          "ib_write_bw"])
+
+    def test_raw_from_before_placements(self):
+        line = bw("sroce", "ib_write_bw", "30.00", 1).replace(" place=irq", "")
+        rows, _ = self.report([line, line.replace("drv=sroce", "drv=rxe")])
+        self.assertEqual(self.row(rows, "ib_write_bw")["place"], "free")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
