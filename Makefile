@@ -9,7 +9,8 @@
 #                          suites on bpo and debug only)
 #   make bench             sroce against rdma_rxe, perftest, results/ (README)
 #   make bench QUICK=1     a few points, for day-to-day work (MTUS="1500 9000",
-#                          PLACES="irq apart": where perftest runs)
+#                          PLACES="irq apart": where perftest runs,
+#                          QPS="1 4": the QP counts of the bandwidth tests)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r)
@@ -38,7 +39,8 @@ demo:
 
 bench:
 	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)") \
-		$(if $(MTUS),--mtus "$(MTUS)") $(if $(PLACES),--places "$(PLACES)")
+		$(if $(MTUS),--mtus "$(MTUS)") $(if $(PLACES),--places "$(PLACES)") \
+		$(if $(QPS),--qps "$(QPS)")
 
 lint:
 	scripts/deps.sh

@@ -13,7 +13,7 @@
 # (over an hour per target and placement). Quick: two guests, MTU 1500, WRITE,
 # READ and SEND bandwidth at 64 KiB and 1 MiB and 64 B WRITE latency,
 # one run each (a few minutes); --mtus sets the netdev MTUs of either
-# form. --places: where perftest runs in the guests, each placement a
+# form, --qps the QP counts of its bandwidth tests. --places: where perftest runs in the guests, each placement a
 # pass of its own (scripts/guest/bench.sh; default "irq apart"). In
 # the pair topology pktgen first measures what the link carries each
 # way, the ceiling both drivers' bandwidth sits under. The guests run
@@ -21,7 +21,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=full targets=bpo topos= mtus= places= out=
+mode=full targets=bpo topos= mtus= places= qpss= out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) mode=quick; shift ;;
@@ -29,8 +29,9 @@ while [ $# -gt 0 ]; do
 	--topos) topos=$2; shift 2 ;;
 	--mtus) mtus=$2; shift 2 ;;
 	--places) places=$2; shift 2 ;;
+	--qps) qpss=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--out DIR]" ;;
+	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--qps LIST] [--out DIR]" ;;
 	esac
 done
 [ -n "$topos" ] || { [ $mode = quick ] && topos=pair || topos="pair one"; }
@@ -63,7 +64,7 @@ for t in $targets; do
 		iofile=$(mktemp)
 		SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" \
 			--keep "$out/$t-$topo" "$t" "$topo" \
-			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' sh \$SROCE_SRC/scripts/guest/bench.sh" \
+			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' BENCH_QPSS='$qpss' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 			>"$out/$t-$topo.log" 2>&1 &
 		vm=$!
 		io=

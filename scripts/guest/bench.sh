@@ -41,6 +41,7 @@ else
 	lat_sizes=64 atomic=
 fi
 [ -n "${BENCH_MTUS:-}" ] && mtus=$BENCH_MTUS
+[ -n "${BENCH_QPSS:-}" ] && qpss=$BENCH_QPSS
 places="irq apart"
 [ "$mode" = profile ] && places=free
 [ -n "${BENCH_PLACES:-}" ] && places=$BENCH_PLACES
@@ -163,7 +164,8 @@ link() {
 		barrier "l$ln" 120
 		barrier_file "$SROCE_IO/val-$peer-pps$ln"
 		sleep 1
-		pps=$(lookup "$peer" "pps$ln")
+		pps=$(lookup "$peer" "pps$ln" 2>/dev/null)
+		pps=${pps:-0}
 		echo "kind=link topo=$topo mtu=$mtu to=$to frame=$frame payload=$pmtu" \
 			"sent=$LINK_FRAMES got=$(($(cat "/sys/class/net/$nic/statistics/rx_packets") - r0))" \
 			"pps=$pps" >>"$raw"
@@ -180,7 +182,9 @@ link() {
 			"dst 192.0.2.99" "dst_mac $mac" "udp_dst_min 4791" "udp_dst_max 4791"; do
 			echo "$c" >"$f/$nic"
 		done
-		echo start >"$f/pgctrl"
+		# A link that stops carrying must not hold the bench: a signal
+		# ends pktgen's run.
+		timeout 60 sh -c "echo start >$f/pgctrl" || :
 		pps=$(awk '/pps/ { sub(/pps.*/, ""); print $1; exit }' "$f/$nic")
 		echo rem_device_all >"$f/kpktgend_0"
 	fi
