@@ -69,14 +69,14 @@ pair_perftest() {
 	: >/tmp/pt-qp.log
 	pair_snapshot
 	if [ "$SROCE_ROLE" = "$server" ]; then
-		timeout 120 "$tool" -d "$dev" -p "$port" -F "$@" >/tmp/pt.log 2>&1 || rc=$?
+		serve_and_tell "$port" timeout 120 "$tool" -d "$dev" -p "$port" -F "$@" \
+			>/tmp/pt.log 2>&1 || rc=$?
 		kill $snap 2>/dev/null
 		cat /tmp/pt-qp.log >>/tmp/pt.log
 		pair_result "$d: served" $rc /tmp/pt.log
 	else
-		sleep 2
-		timeout 120 "$tool" -d "$dev" -p "$port" -F "$@" "192.0.2.$peer" \
-			>/tmp/pt.log 2>&1 || rc=$?
+		connect_when_told "$port" timeout 120 "$tool" -d "$dev" -p "$port" -F "$@" \
+			"192.0.2.$peer" >/tmp/pt.log 2>&1 || rc=$?
 		kill $snap 2>/dev/null
 		cat /tmp/pt-qp.log >>/tmp/pt.log
 		case $tool in
@@ -85,17 +85,6 @@ pair_perftest() {
 		esac
 		pair_result "$d ($res)" $rc /tmp/pt.log
 	fi
-}
-
-# pair_listening [PORT]: something listens for a connection in this
-# guest, on PORT when given: an rdma_cm ID in LISTEN (rping, ucmatose,
-# udaddy, perftest -R) or a TCP socket (perftest's and the pingpongs'
-# exchange). The port matters: a listener left from an earlier command
-# made a client start before its own server listened (deb12, perftest
-# -R -c UD: a SIDR reply "no such service", then perftest crashed).
-pair_listening() {
-	rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -qE ":${1:-[0-9]+}( |\$)" ||
-		ss -Hltn 2>/dev/null | grep -qE ":${1:-[0-9]+}( |\$)"
 }
 
 # pair_serve NAME LINE LOG: on the serving side, eval the command line
@@ -113,7 +102,7 @@ pair_serve() {
 	# Its port: the line's -p, else udaddy's fixed 7174.
 	port=$(echo "$2" | sed -n 's/.* -p \([0-9][0-9]*\).*/\1/p')
 	case $2 in udaddy*) port=7174 ;; esac
-	wait_for 20 pair_listening "$port"
+	wait_for 20 port_listening "$port"
 	barrier "$1"
 }
 

@@ -62,3 +62,14 @@ tap_relay() {
 		esac
 	done <"$1"
 }
+
+# port_listening [PORT]: something listens for a connection in this
+# guest, on PORT when given: an rdma_cm ID in LISTEN (rping, ucmatose,
+# udaddy, perftest -R) or a TCP socket (perftest's and the pingpongs'
+# exchange). The port matters: a listener left from an earlier command
+# made a client start before its own server listened (deb12, perftest
+# -R -c UD: a SIDR reply "no such service", then perftest crashed).
+port_listening() {
+	rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -qE ":${1:-[0-9]+}( |\$)" ||
+		ss -Hltn 2>/dev/null | grep -qE ":${1:-[0-9]+}( |\$)"
+}

@@ -35,10 +35,11 @@ pingpong() {
 	shift 2
 	barrier "pp$port"
 	if [ "$SROCE_ROLE" = "$server" ]; then
-		check "$driver serves: $*" timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@"
+		check "$driver serves: $*" serve_and_tell "$port" \
+			timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@"
 	else
-		sleep 2
-		check "$driver connects: $*" timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@" "192.0.2.$peer"
+		check "$driver connects: $*" connect_when_told "$port" \
+			timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@" "192.0.2.$peer"
 	fi
 }
 pingpong 18515 a -s 4096 -n 50

@@ -66,10 +66,11 @@ pingpong() {
 	shift 2
 	barrier "pp$port"
 	if [ "$SROCE_ROLE" = a ]; then
-		check "$d, serving" timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@"
+		check "$d, serving" serve_and_tell "$port" \
+			timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@"
 	else
-		sleep 2
-		check "$d, to $other" timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@" "192.0.2.$peer"
+		check "$d, to $other" connect_when_told "$port" \
+			timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@" "192.0.2.$peer"
 	fi
 }
 pingpong "rc_pingpong IPv4 4 KiB x 50" 18515 -g "$g4" -s 4096 -n 50

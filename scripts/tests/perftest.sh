@@ -17,7 +17,7 @@ pt() {
 	local d=$1 tool=$2 port=$((18515 + tap_n)) out res
 	shift 2
 	timeout 120 "$tool" -d sroce0 -p "$port" -F "$@" >/tmp/pt-server.log 2>&1 &
-	sleep 1
+	wait_for 20 port_listening "$port"
 	if out=$(timeout 120 "$tool" -d sroce0 -p "$port" -F "$@" localhost 2>&1) &&
 		wait $!; then
 		case $tool in

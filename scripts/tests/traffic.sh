@@ -16,7 +16,7 @@ pingpong() {
 	local d=$1 port=$((18515 + tap_n)) out
 	shift
 	timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@" >/tmp/pp-server.log 2>&1 &
-	sleep 1
+	wait_for 20 port_listening "$port"
 	if out=$(timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@" localhost 2>&1) &&
 		wait $!; then
 		ok "$d ($(echo "$out" | grep -o '[0-9.]* Mbit/sec' | head -n 1))"
