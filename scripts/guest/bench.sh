@@ -283,10 +283,10 @@ point() {
 		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu"
 		echo "kind=$kind $key $line" >>"$raw"
 		echo "# [$n/$total] $key: $line"
-		# A bandwidth of zero for a run that moved its bytes: keep
-		# perftest's own words for it.
+		# A bandwidth and message rate of zero for a run that moved
+		# its bytes: keep perftest's own words for it.
 		case $line in
-		"bw=0.00 "*) cp /tmp/bench.log "$SROCE_IO/zero-$n.log" ;;
+		"bw=0.00 mpps=0.000000 "*) cp /tmp/bench.log "$SROCE_IO/zero-$n.log" ;;
 		esac
 	else
 		echo "kind=$kind $key failed=$rc" >>"$raw"

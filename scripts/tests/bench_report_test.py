@@ -19,10 +19,10 @@ br = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(br)
 
 
-def bw(drv, tool, bw_mbs, rep, mtu=1500, place="irq", extra=""):
+def bw(drv, tool, bw_mbs, rep, mtu=1500, place="irq", mpps="0.0005"):
     return ("kind=bw drv=%s topo=pair mtu=%d place=%s tool=%s size=65536 "
-            "qps=1 rep=%d bw=%s mpps=0.0005 bytes=1073741824 wall_s=1.0 "
-            "cpu_s=%d %s" % (drv, mtu, place, tool, rep, bw_mbs, rep, extra))
+            "qps=1 rep=%d bw=%s mpps=%s bytes=1073741824 wall_s=1.0 "
+            "cpu_s=%d" % (drv, mtu, place, tool, rep, bw_mbs, mpps, rep))
 
 
 class Report(unittest.TestCase):
@@ -65,15 +65,21 @@ class Report(unittest.TestCase):
         rows, _ = self.report([
             "kind=bw drv=sroce topo=pair mtu=1500 place=irq tool=ib_send_bw "
             "size=65536 qps=1 rep=1 failed=124",
-            bw("sroce", "ib_send_bw", "0.00", 2),
+            bw("sroce", "ib_send_bw", "0.00", 2, mpps="0.000000"),
             bw("sroce", "ib_send_bw", "12.00", 3),
             bw("rxe", "ib_send_bw", "6.00", 1),
+            # Atomics: 0.00 MB/s at a real message rate is a figure.
+            bw("sroce", "ib_atomic_bw", "0.00", 1, mpps="0.002"),
+            bw("rxe", "ib_atomic_bw", "0.01", 1, mpps="0.001"),
         ])
         r = self.row(rows, "ib_send_bw")
         self.assertEqual(r["sroce"]["failed"], 2)
         self.assertEqual(r["sroce"]["bw"], 12.0)
         self.assertAlmostEqual(r["ratio"], 2.0)
         self.assertIn("failed runs: sroce 2, rdma_rxe 0", br.markdown(rows))
+        a = self.row(rows, "ib_atomic_bw")
+        self.assertEqual(a["sroce"]["failed"], 0)
+        self.assertEqual(a["sroce"]["mpps"], 0.002)
 
     def test_link_against_best_in_its_direction(self):
         rows, caps = self.report([

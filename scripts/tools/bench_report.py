@@ -74,10 +74,13 @@ def summarise(points):
                "kind": kind, "tool": tool, "size": size, "qps": qps}
         for drv in DRIVERS:
             runs = groups[key].get(drv, [])
-            # perftest printed 0.00 MB/s for a run that had moved its
-            # bytes (once, a misread clock): no figure, so a failed run.
+            # perftest printed 0.00 MB/s and 0 messages a second for a
+            # run that had moved its bytes (once, a misread clock): no
+            # figure, so a failed run. (An 8-byte atomic run may show
+            # 0.00 MB/s with a message rate: that one counts.)
             good = [r for r in runs if "failed" not in r and
-                    not (kind == "bw" and r.get("bw") == 0)]
+                    not (kind == "bw" and r.get("bw") == 0 and
+                         r.get("mpps") == 0)]
             d = {"runs": len(runs), "failed": len(runs) - len(good)}
             keys = BW_KEYS if kind == "bw" else LAT_KEYS
             for k in keys:
