@@ -8,7 +8,7 @@ on one device.
   fails RNR_RETRY_EXC_ERR after exactly three RNR NAKs.
 - Transport retries: against a responder that went to ERR (it drops
   everything), a WRITE fails RETRY_EXC_ERR after retry_cnt + 1 ACK
-  timeouts, no sooner and within 1.1 x (retry_cnt + 1) x the timeout.
+  timeouts, no sooner and within (retry_cnt + 1.5) x the timeout.
 - Destroying a QP while its ACK or RNR timer is armed (the debug kernel's
   KASAN and debugobjects catch a timer that outlives its QP).
 Prints TAP.
@@ -100,9 +100,12 @@ tap(state(a) == e.IBV_QPS_ERR and state(b) == e.IBV_QPS_RTS,
 del a, b
 
 # Transport retries exhausted: nothing ever answers. timeout 18 is
-# 4.096 us << 18 = 1074 ms: its tenth (the bound's slack) is long beside
-# the timer tick, our polling and a TCG guest's pauses on a busy host
-# (with timeout 16 the slack was 27 ms).
+# 4.096 us << 18 = 1074 ms. No sooner than retry_cnt + 1 of them; the
+# upper bound allows half of one more, so a timer that fires once too
+# often, or at twice its period, still fails it. The failure takes
+# 1076 ms as a rule, but a TCG guest on a loaded host once took 1236 ms
+# (a pause of the guest, not of the timer: the count of timeouts was
+# exact), past the tenth of the total the bound used to allow.
 TIMEOUT = 18
 for retry_cnt in (0, 3):
     (a, acq), (b, bcq) = pair(timeout=TIMEOUT, retry_cnt=retry_cnt)
@@ -115,16 +118,17 @@ for retry_cnt in (0, 3):
     a.post_send(wr)
     aw = poll(acq, 1, timeout=30)
     took = time.monotonic() - t0
-    unit = (retry_cnt + 1) * (4.096e-6 * (1 << TIMEOUT))
+    period = 4.096e-6 * (1 << TIMEOUT)
+    unit = (retry_cnt + 1) * period
     tap([w.status for w in aw] == [e.IBV_WC_RETRY_EXC_ERR],
         'retry_cnt %d: the WRITE fails RETRY_EXC_ERR' % retry_cnt,
         'got %s' % [w.status for w in aw])
     tap(delta(before, 'ack_timeout') == retry_cnt + 1,
         'retry_cnt %d: after exactly %d ACK timeouts' % (retry_cnt, retry_cnt + 1),
         'ack_timeout +%d' % delta(before, 'ack_timeout'))
-    tap(unit <= took <= 1.1 * unit,
+    tap(unit <= took <= unit + period / 2,
         'retry_cnt %d: in %.0f ms, between %.0f and %.0f ms' %
-        (retry_cnt, took * 1e3, unit * 1e3, 1.1 * unit * 1e3))
+        (retry_cnt, took * 1e3, unit * 1e3, (unit + period / 2) * 1e3))
     tap(state(a) == e.IBV_QPS_ERR, 'retry_cnt %d: requester in ERR' % retry_cnt)
     del a, b
 
