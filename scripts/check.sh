@@ -225,6 +225,11 @@ failed=$(grep -cE '^(\[[a-z]\] )?not ok ' "$tap" | tr -d ' ')
 pass=$((pass - skipped))
 failed=$((failed - todo))
 skipped=$((skipped + todo))
+# The failures again at the end, where a truncated CI log still shows them.
+if [ "$failed" -gt 0 ]; then
+	echo "# the $failed failures:"
+	grep -E '^(\[[a-z]\] )?not ok ' "$tap" | grep -v '# TODO' | head -n 40 | sed 's/^/#   /'
+fi
 echo "# targets: ${targets:-none}; $(($(date +%s) - start)) s; logs in out/check/"
 if [ -z "$targets" ] && [ "$failed" = 0 ]; then
 	failed=1
