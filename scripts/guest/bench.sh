@@ -22,8 +22,9 @@
 # (written by the client side), with the bytes it moved, the client's
 # wall time and the busy CPU time both guests spent while it ran (from
 # /proc/stat: user, nice, system, irq, softirq, steal; the connection
-# setup included). 64 B write latency samples go to
-# $SROCE_IO/cdf-*.txt. A progress line per point goes to the output.
+# setup included), and of that the kernel's (system, irq, softirq). 64 B
+# write latency samples go to $SROCE_IO/cdf-*.txt. A progress line per
+# point goes to the output.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
@@ -76,6 +77,9 @@ gid() {
 	return 1
 }
 busy() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+# The kernel's share: system, irq, softirq (the driver, the stacks, virtio;
+# not perftest's polling loop).
+kbusy() { awk '/^cpu /{ print $4 + $7 + $8 }' /proc/stat; }
 listening() { [ -n "$(ss -Hltn 2>/dev/null)" ]; }
 # barrier_file FILE: wait for FILE, 200 s at most (a cheap test: wait_for
 # counts its 0.1 s steps, not the time its command takes under TCG).
@@ -211,7 +215,7 @@ n=0
 # point DRIVER MTU PLACE REP KIND TOOL SIZE QPS: one perftest run.
 point() {
 	local drv=$1 mtu=$2 where=$3 rep=$4 kind=$5 tool=$6 size=$7 qps=$8
-	local port args c0 c1 t0 t1 iters peer_busy=0 rc=0 line key
+	local port args c0 c1 k0 k1 t0 t1 iters peer_busy=0 peer_kbusy=0 rc=0 line key
 	n=$((n + 1))
 	port=$((20000 + n))
 	if [ "$kind" = bw ]; then
@@ -233,7 +237,7 @@ point() {
 	key="drv=$drv topo=$topo mtu=$mtu place=$where tool=$tool size=$size qps=$qps rep=$rep"
 	[ "$topo" = pair ] && barrier "p$n" 120
 	if [ "$SROCE_ROLE" != "$client" ] || [ "$topo" = one ]; then
-		c0=$(busy)
+		c0=$(busy) k0=$(kbusy)
 		# shellcheck disable=SC2086
 		timeout 180 $pin_server "$tool" -d dev0 -x "$g" -p "$port" -F $args \
 			</dev/null >/tmp/bench-server.log 2>&1 &
@@ -242,14 +246,15 @@ point() {
 		if [ "$topo" = pair ]; then
 			publish "ready$n" 1
 			wait $server_pid
-			c1=$(busy)
+			c1=$(busy) k1=$(kbusy)
 			publish "busy$n" $((c1 - c0))
+			publish "kbusy$n" $((k1 - k0))
 			return 0
 		fi
 	fi
 	# The server listens (on a: its word through the shared folder).
 	[ "$topo" = pair ] && barrier_file "$SROCE_IO/val-a-ready$n"
-	[ "$topo" = pair ] && c0=$(busy)
+	[ "$topo" = pair ] && c0=$(busy) k0=$(kbusy)
 	t0=$(date +%s.%N)
 	[ "$mode" = profile ] && echo "$drv" >"$SROCE_IO/phase"
 	# shellcheck disable=SC2086
@@ -258,13 +263,15 @@ point() {
 	[ "$mode" = profile ] && echo idle >"$SROCE_IO/phase"
 	t1=$(date +%s.%N)
 	[ "$topo" = one ] && { wait $server_pid || true; }
-	c1=$(busy)
+	c1=$(busy) k1=$(kbusy)
 	if [ "$topo" = pair ]; then
-		barrier_file "$SROCE_IO/val-a-busy$n"
+		barrier_file "$SROCE_IO/val-a-kbusy$n"
 		peer_busy=$(lookup a "busy$n" 2>/dev/null || echo 0)
+		peer_kbusy=$(lookup a "kbusy$n" 2>/dev/null || echo 0)
 	fi
-	local cpu
+	local cpu kcpu
 	cpu=$(awk -v a=$((c1 - c0 + peer_busy)) -v hz="$hz" 'BEGIN { printf "%.2f", a / hz }')
+	kcpu=$(awk -v a=$((k1 - k0 + peer_kbusy)) -v hz="$hz" 'BEGIN { printf "%.2f", a / hz }')
 	if [ "$kind" = bw ]; then
 		# #bytes #iterations BW-peak BW-average MsgRate (MB = 2^20 bytes)
 		line=$(awk -v s="$size" '$1 == s && NF >= 5 && $2 ~ /^[0-9]+$/ {
@@ -280,7 +287,7 @@ point() {
 			rm -f "$SROCE_IO/cdf-$drv-$topo-$mtu-$where-$tool-$size.txt"
 	fi
 	if [ $rc = 0 ] && [ -n "$line" ]; then
-		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu"
+		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu kcpu_s=$kcpu"
 		echo "kind=$kind $key $line" >>"$raw"
 		echo "# [$n/$total] $key: $line"
 		# A bandwidth and message rate of zero for a run that moved

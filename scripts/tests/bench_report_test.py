@@ -19,10 +19,12 @@ br = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(br)
 
 
-def bw(drv, tool, bw_mbs, rep, mtu=1500, place="irq", mpps="0.0005"):
-    return ("kind=bw drv=%s topo=pair mtu=%d place=%s tool=%s size=65536 "
+def bw(drv, tool, bw_mbs, rep, mtu=1500, place="irq", mpps="0.0005",
+       kcpu=None):
+    line = ("kind=bw drv=%s topo=pair mtu=%d place=%s tool=%s size=65536 "
             "qps=1 rep=%d bw=%s mpps=%s bytes=1073741824 wall_s=1.0 "
             "cpu_s=%d" % (drv, mtu, place, tool, rep, bw_mbs, mpps, rep))
+    return line + (" kcpu_s=%s" % kcpu if kcpu is not None else "")
 
 
 class Report(unittest.TestCase):
@@ -108,6 +110,28 @@ class Report(unittest.TestCase):
         self.assertEqual(sorted(r["tool"] for r in rows),
                          ["ib_read_bw", "ib_read_bw", "ib_read_bw",
                           "ib_write_bw"])
+
+    def test_kernel_cpu(self):
+        # 1 GiB per run: kernel seconds per GiB, medians 0.5 and 2.
+        rows, _ = self.report([
+            bw("sroce", "ib_write_bw", "30.00", 1, kcpu="0.40"),
+            bw("sroce", "ib_write_bw", "30.00", 2, kcpu="0.50"),
+            bw("sroce", "ib_write_bw", "30.00", 3, kcpu="0.90"),
+            bw("rxe", "ib_write_bw", "10.00", 1, kcpu="2.00"),
+            # Runs from before kcpu_s was recorded have no kernel figure.
+            bw("sroce", "ib_read_bw", "30.00", 1),
+            bw("rxe", "ib_read_bw", "10.00", 1),
+        ])
+        r = self.row(rows, "ib_write_bw")
+        self.assertAlmostEqual(r["sroce"]["kcpu_s_per_gib"], 0.5)
+        self.assertAlmostEqual(r["kcpu_ratio"], 0.25)
+        # All of the CPU: medians 2 and 1.
+        self.assertAlmostEqual(r["cpu_ratio"], 2.0)
+        old = self.row(rows, "ib_read_bw")
+        self.assertIsNone(old["kcpu_ratio"])
+        md = br.markdown(rows)
+        self.assertIn("| 0.50 | 2.00 | 0.25 |", md)
+        self.assertIn("| 1.00 | 1.00 | 1.00 | - | - | - |", md)
 
     def test_raw_from_before_placements(self):
         line = bw("sroce", "ib_write_bw", "30.00", 1).replace(" place=irq", "")
