@@ -16,8 +16,10 @@
 # form, --qps the QP counts of its bandwidth tests. --places: where perftest runs in the guests, each placement a
 # pass of its own (scripts/guest/bench.sh; default "irq apart"). In
 # the pair topology pktgen first measures what the link carries each
-# way, the ceiling both drivers' bandwidth sits under. The guests run
-# under TCG: only ratios within one run and one placement mean anything.
+# way, the ceiling both drivers' bandwidth sits under. The host's CPU
+# time of each guest's QEMU and vCPU thread is read meanwhile, point by
+# point (scripts/tools/host_cpu.py). The guests run under TCG: only
+# ratios within one run and one placement mean anything.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -76,10 +78,17 @@ for t in $targets; do
 		if [ -n "$io" ]; then
 			tail -n +1 -F "$io/out-$role.log" 2>/dev/null | grep --line-buffered -E '^# (\[|link )' &
 			tailer=$!
+			# The host CPU each guest's QEMU takes, point by point.
+			mkdir -p "$out/$t-$topo"
+			python3 "$SROCE_TOP/scripts/tools/host_cpu.py" "$io" "$out/$t-$topo/host-cpu.txt" &
+			hostcpu=$!
 		fi
 		rc=0
 		wait $vm || rc=$?
-		[ -n "$io" ] && kill "$tailer" 2>/dev/null
+		if [ -n "$io" ]; then
+			kill "$tailer" 2>/dev/null
+			wait "$hostcpu" || true
+		fi
 		rm -f "$iofile"
 		[ $rc = 0 ] || echo "# $t $topo: a guest failed (exit $rc), see $out/$t-$topo.log"
 		grep -E '^(\[[a-z]\] )?not ok' "$out/$t-$topo.log" || true

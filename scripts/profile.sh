@@ -52,10 +52,23 @@ while kill -0 $vm 2>/dev/null && [ -z "$io" ]; do
 done
 rm -f "$iofile"
 [ -n "$io" ] || die "the guests did not start: $out/vm.log"
+python3 "$SROCE_TOP/scripts/tools/host_cpu.py" "$io" "$out/host-cpu.txt" &
+hostcpu=$!
 python3 "$SROCE_TOP/scripts/tools/tcg_profile.py" sample "$io" "$out/samples"
 rc=0
 wait $vm || rc=$?
+wait $hostcpu || true
 grep -E '^# \[|not ok' "$out/vm.log" || true
 [ $rc = 0 ] || die "a guest failed (exit $rc): $out/vm.log"
 python3 "$SROCE_TOP/scripts/tools/tcg_profile.py" report "$out/io" "$out/samples" |
 	tee "$out/profile.md"
+# The host's side: what each guest's QEMU took of a host core meanwhile.
+if [ -s "$out/host-cpu.txt" ]; then
+	{
+		printf '\n## Host CPU, in %% of one host core (the host has %s)\n\n' "$(nproc)"
+		echo "| phase | guest | seconds | vCPU thread % | QEMU process % |"
+		echo "|---|---|---|---|---|"
+		awk '$1 != "idle" && $3 > 0 { printf "| %s | %s | %.1f | %.0f | %.0f |\n",
+			$1, $2, $3, 100 * $4 / $3, 100 * $5 / $3 }' "$out/host-cpu.txt"
+	} | tee -a "$out/profile.md"
+fi

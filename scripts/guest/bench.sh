@@ -256,11 +256,13 @@ point() {
 	[ "$topo" = pair ] && barrier_file "$SROCE_IO/val-a-ready$n"
 	[ "$topo" = pair ] && c0=$(busy) k0=$(kbusy)
 	t0=$(date +%s.%N)
-	[ "$mode" = profile ] && echo "$drv" >"$SROCE_IO/phase"
+	# The phase, for the host's samplers (scripts/tools/host_cpu.py,
+	# tcg_profile.py): the point's number, or in a profile the driver.
+	if [ "$mode" = profile ]; then echo "$drv"; else echo "$n"; fi >"$SROCE_IO/phase"
 	# shellcheck disable=SC2086
 	timeout 180 $pin_client "$tool" -d dev0 -x "$g" -p "$port" -F $args "$server" \
 		</dev/null >/tmp/bench.log 2>&1 || rc=$?
-	[ "$mode" = profile ] && echo idle >"$SROCE_IO/phase"
+	echo idle >"$SROCE_IO/phase"
 	t1=$(date +%s.%N)
 	[ "$topo" = one ] && { wait $server_pid || true; }
 	c1=$(busy) k1=$(kbusy)
@@ -288,7 +290,7 @@ point() {
 	fi
 	if [ $rc = 0 ] && [ -n "$line" ]; then
 		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu kcpu_s=$kcpu"
-		echo "kind=$kind $key $line" >>"$raw"
+		echo "kind=$kind $key point=$n $line" >>"$raw"
 		echo "# [$n/$total] $key: $line"
 		# A bandwidth and message rate of zero for a run that moved
 		# its bytes: keep perftest's own words for it.
@@ -296,7 +298,7 @@ point() {
 		"bw=0.00 mpps=0.000000 "*) cp /tmp/bench.log "$SROCE_IO/zero-$n.log" ;;
 		esac
 	else
-		echo "kind=$kind $key failed=$rc" >>"$raw"
+		echo "kind=$kind $key point=$n failed=$rc" >>"$raw"
 		echo "# [$n/$total] $key: FAILED (exit $rc)"
 		tail -n 5 /tmp/bench.log | diag
 	fi

@@ -3,11 +3,13 @@
 """Host test (make check): scripts/tools/bench_report.py on raw lines
 made up here, so the figures it must print are known: medians, ratios,
 failed and zero runs, and the link's capacity beside each driver's best
-bandwidth in the same direction. No guest, no gnuplot needed (without it
+bandwidth in the same direction, the host CPU by point; and
+scripts/tools/host_cpu.py on a stand-in QEMU. No guest, no gnuplot needed (without it
 the plots are skipped and said so on stderr)."""
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -133,10 +135,79 @@ class Report(unittest.TestCase):
         self.assertIn("| 0.50 | 2.00 | 0.25 |", md)
         self.assertIn("| 1.00 | 1.00 | 1.00 | - | - | - |", md)
 
+    def test_host_cpu_by_point(self):
+        with open(os.path.join(self.dir, "bpo-pair", "host-cpu.txt"), "w") as f:
+            # PHASE ROLE WALL VCPU QEMU; the idle phase is no point.
+            f.write("1 a 10.00 4.00 6.00\n1 b 10.00 9.00 12.00\n"
+                    "2 a 5.00 5.00 6.00\n2 b 5.00 1.00 2.00\n"
+                    "idle a 50.00 50.00 50.00\n")
+        rows, _ = self.report([
+            bw("sroce", "ib_write_bw", "30.00", 1) + " point=1",
+            bw("rxe", "ib_write_bw", "10.00", 1) + " point=2",
+            # No host figures for this one (a point the sampler missed).
+            bw("sroce", "ib_read_bw", "30.00", 1) + " point=3",
+        ])
+        r = self.row(rows, "ib_write_bw")
+        # The busier guest's vCPU thread; both QEMUs' cores added.
+        self.assertAlmostEqual(r["sroce"]["host_vcpu"], 0.9)
+        self.assertAlmostEqual(r["sroce"]["host_qemu"], 1.8)
+        self.assertAlmostEqual(r["rxe"]["host_vcpu"], 1.0)
+        self.assertAlmostEqual(r["rxe"]["host_qemu"], 1.6)
+        self.assertIsNone(self.row(rows, "ib_read_bw")["sroce"]["host_vcpu"])
+        md = br.markdown(rows)
+        self.assertIn("## Host CPU", md)
+        self.assertIn("| ib_write_bw | 64 KiB | 1 | 90 | 100 | 1.80 | 1.60 |", md)
+
     def test_raw_from_before_placements(self):
         line = bw("sroce", "ib_write_bw", "30.00", 1).replace(" place=irq", "")
         rows, _ = self.report([line, line.replace("drv=sroce", "drv=rxe")])
         self.assertEqual(self.row(rows, "ib_write_bw")["place"], "free")
+
+
+# A stand-in for QEMU: its comm starts "qemu-system", its command line
+# names the console file, and a thread named like TCG's vCPU thread spins.
+FAKE_QEMU = """import ctypes, threading, time
+def spin():
+    ctypes.CDLL(None).prctl(15, b"ALL CPUs/TCG", 0, 0, 0)
+    end = time.monotonic() + 3
+    while time.monotonic() < end:
+        pass
+t = threading.Thread(target=spin)
+t.start()
+t.join()
+"""
+
+
+class HostCpu(unittest.TestCase):
+    def test_fake_qemu_by_phase(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        io = os.path.join(d, "io")
+        os.mkdir(io)
+        exe = os.path.join(d, "qemu-system-t")
+        with open(exe, "w") as f:
+            # The interpreter itself: a wrapper (pyenv's shim) would
+            # leave its own name in comm.
+            f.write("#!%s\n%s" % (os.path.realpath(sys.executable), FAKE_QEMU))
+        os.chmod(exe, 0o755)
+        with open(os.path.join(io, "phase"), "w") as f:
+            f.write("7\n")
+        fake = subprocess.Popen([exe, "-serial", "file:%s/console-a.log" % io])
+        self.addCleanup(fake.kill)
+        out = os.path.join(d, "host-cpu.txt")
+        subprocess.run([sys.executable, os.path.join(HERE, "..", "tools", "host_cpu.py"),
+                        io, out], check=True, timeout=60)
+        fake.wait()
+        with open(out) as f:
+            lines = [line.split() for line in f]
+        self.assertEqual([w[:2] for w in lines], [["7", "a"]])
+        wall, vcpu, qemu = (float(x) for x in lines[0][2:])
+        self.assertGreater(wall, 1.5)
+        # The spinning thread is the vCPU thread, and most of the process;
+        # on a loaded host it gets less than a core.
+        self.assertGreater(vcpu, 0.2 * wall)
+        self.assertLessEqual(vcpu, qemu + 0.05)
+        self.assertLessEqual(qemu, 1.1 * wall + 0.05)
 
 
 if __name__ == "__main__":

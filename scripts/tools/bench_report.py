@@ -4,8 +4,9 @@
 gnuplot plots.
 
 Input: DIR/TARGET-TOPO/bench.raw (one key=value line per perftest run,
-written by scripts/guest/bench.sh) and DIR/TARGET-TOPO/cdf-*.txt (latency
-samples in microseconds). Each point is the median of its repetitions;
+written by scripts/guest/bench.sh), DIR/TARGET-TOPO/cdf-*.txt (latency
+samples in microseconds) and DIR/TARGET-TOPO/host-cpu.txt (the host CPU
+of each guest's QEMU per point, from scripts/tools/host_cpu.py). Each point is the median of its repetitions;
 the ratio is sroce's median over rdma_rxe's. For bandwidth a ratio above 1
 is better, for latency and CPU time per GiB one below 1.
 """
@@ -20,12 +21,33 @@ BW_KEYS = ("bw", "mpps")
 LAT_KEYS = ("typ", "avg", "p99", "p999")
 
 
+def read_host_cpu(path):
+    """Point number -> {"vcpu": the busiest guest's vCPU thread share of
+    a host core, "qemu": host cores all the guests' QEMUs took}."""
+    per = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) != 5 or w[0] == "idle":
+                    continue
+                wall, vcpu, qemu = (float(x) for x in w[2:])
+                if wall > 0:
+                    per.setdefault(w[0], {})[w[1]] = (vcpu / wall, qemu / wall)
+    except OSError:
+        return {}
+    return {n: {"vcpu": max(v for v, _ in g.values()),
+                "qemu": sum(q for _, q in g.values())}
+            for n, g in per.items()}
+
+
 def read_points(folder):
     points = []
     for sub in sorted(os.listdir(folder)):
         raw = os.path.join(folder, sub, "bench.raw")
         if not os.path.isfile(raw):
             continue
+        host = read_host_cpu(os.path.join(folder, sub, "host-cpu.txt"))
         target = sub.rsplit("-", 1)[0]
         with open(raw) as f:
             for line in f:
@@ -46,6 +68,9 @@ def read_points(folder):
                         p[k] = float(p[k])
                 for k in ("mtu", "size", "qps", "rep"):
                     p[k] = int(p[k])
+                h = host.get(p.get("point"))
+                if h:
+                    p["host_vcpu"], p["host_qemu"] = h["vcpu"], h["qemu"]
                 points.append(p)
     return points
 
@@ -97,6 +122,9 @@ def summarise(points):
                     cpg = [c for c in (cpu_per_gib(r, k) for r in good)
                            if c is not None]
                     d[k + "_per_gib"] = statistics.median(cpg) if cpg else None
+                for k in ("host_vcpu", "host_qemu"):
+                    vals = [r[k] for r in good if k in r]
+                    d[k] = statistics.median(vals) if vals else None
             row[drv] = d
         main = "bw" if kind == "bw" else "typ"
         s, x = row["sroce"].get(main), row["rxe"].get(main)
@@ -224,6 +252,33 @@ def markdown(rows, caps=()):
                 c["target"], c["mtu"], c["to"], c["frame"], fmt(c["pps"], 0),
                 c["sent"], c["got"], fmt(c["payload_mbs"]),
                 fmt(c["best"].get("sroce")), fmt(c["best"].get("rxe"))))
+    hosted = [r for r in rows if r["kind"] == "bw" and
+              any(r[d]["host_vcpu"] is not None for d in DRIVERS)]
+    if hosted:
+        out += ["",
+                "## Host CPU",
+                "",
+                "Read on the host from /proc while each run lasted "
+                "(scripts/tools/host_cpu.py): the vCPU thread of the busier "
+                "guest in %% of one host core (single-threaded TCG runs all "
+                "of a guest's vCPUs on that one thread: near 100 %%, that "
+                "guest could not go faster on this host), and the host "
+                "cores both guests' QEMU processes took in all (vCPU "
+                "threads, device emulation, the link). The host has %d "
+                "cores." % (os.cpu_count() or 0),
+                "",
+                "| target | topo | MTU | placement | test | size | QPs "
+                "| sroce vCPU thread % | rdma_rxe vCPU thread % "
+                "| sroce QEMU cores | rdma_rxe QEMU cores |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in hosted:
+            s, x = r["sroce"], r["rxe"]
+            pct = [None if d["host_vcpu"] is None else 100 * d["host_vcpu"]
+                   for d in (s, x)]
+            out.append("| %s | %s | %d | %s | %s | %s | %d | %s | %s | %s | %s |" % (
+                r["target"], r["topo"], r["mtu"], r["place"], r["tool"],
+                size_name(r["size"]), r["qps"], fmt(pct[0], 0), fmt(pct[1], 0),
+                fmt(s["host_qemu"], 2), fmt(x["host_qemu"], 2)))
     out += ["",
             "## Latency (usec)",
             "",
