@@ -79,7 +79,10 @@ start_guest() { # role index
 	append="$append ${APPEND:-} $extra_append"
 	mon=none
 	[ -n "${SROCE_VM_MONITOR:-}" ] && mon="unix:$io/mon-$role.sock,server=on,wait=off"
-	args=(-accel "$accel_opt" -cpu max -smp 2 -m "$mem" -display none -vga none
+	# Named threads ("CPU 0/TCG"...): scripts/tools/host_cpu.py finds a
+	# guest's vCPU thread by its name.
+	args=(-name "sroce-$role,debug-threads=on"
+		-accel "$accel_opt" -cpu max -smp 2 -m "$mem" -display none -vga none
 		-no-reboot -monitor "$mon"
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append"
 		-serial "file:$io/console-$role.log" -serial "file:$io/out-$role.log"
