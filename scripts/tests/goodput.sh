@@ -45,12 +45,12 @@ run() {
 		tc qdisc replace dev eth0 parent 1:3 netem $args
 	fi
 	if [ "$SROCE_ROLE" = a ]; then
-		timeout $((3 * GOODPUT_SECS + 30)) "$tool" -d dev0 -x "$g" -p "$port" -F \
-			-s 65536 -D "$GOODPUT_SECS" >/tmp/g.log 2>&1
+		serve_and_tell "$port" timeout $((3 * GOODPUT_SECS + 30)) "$tool" -d dev0 \
+			-x "$g" -p "$port" -F -s 65536 -D "$GOODPUT_SECS" >/tmp/g.log 2>&1 || true
 	else
-		sleep 2
-		timeout $((3 * GOODPUT_SECS + 30)) "$tool" -d dev0 -x "$g" -p "$port" -F \
-			-s 65536 -D "$GOODPUT_SECS" "192.0.2.$peer" >/tmp/g.log 2>&1 || rc=$?
+		connect_when_told "$port" timeout $((3 * GOODPUT_SECS + 30)) "$tool" -d dev0 \
+			-x "$g" -p "$port" -F -s 65536 -D "$GOODPUT_SECS" "192.0.2.$peer" \
+			>/tmp/g.log 2>&1 || rc=$?
 		bw=$(awk '/^ *65536 +[0-9]+ /{print $4}' /tmp/g.log | tail -n 1)
 		if [ $rc = 0 ] && [ -n "$bw" ]; then
 			ok "goodput $drv $tool netem '$args': $bw MB/s"
