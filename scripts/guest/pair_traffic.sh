@@ -90,11 +90,11 @@ pair_perftest() {
 # pair_serve NAME LINE LOG: on the serving side, eval the command line
 # LINE in the background, 120 s at most, its output to LOG ($serving is
 # its pid), and meet the client at barrier NAME
-# once it listens (20 s at most; then the client tries anyway). A client
-# that came before the listener would be refused: an rdma_cm client then
-# gets REJECTED, or UNREACHABLE from a SIDR reply "no such service", and
-# perftest -R -c UD crashed in that error path. A fixed head start was
-# once too short under TCG.
+# once it listens (60 s at most; then the client tries anyway, and a line
+# says so). A client that came before the listener would be refused: an
+# rdma_cm client then gets REJECTED, or UNREACHABLE from a SIDR reply "no
+# such service", and perftest -R -c UD crashed in that error path. A
+# fixed head start was once too short under TCG, and so, once, was 20 s.
 pair_serve() {
 	local port
 	(eval "timeout 120 $2" >"$3" 2>&1) &
@@ -102,8 +102,9 @@ pair_serve() {
 	# Its port: the line's -p, else udaddy's fixed 7174.
 	port=$(echo "$2" | sed -n 's/.* -p \([0-9][0-9]*\).*/\1/p')
 	case $2 in udaddy*) port=7174 ;; esac
-	wait_for 20 port_listening "$port"
-	barrier "$1"
+	wait_for 60 port_listening "$port" ||
+		echo "# nothing listens on port $port after 60 s: the client goes anyway"
+	barrier "$1" 120
 }
 
 # pair_cmd DESCRIPTION SERVER SERVE CONNECT: SERVER (a or b) runs the
@@ -120,7 +121,7 @@ pair_cmd() {
 		wait $serving || rc=$?
 		pair_result "$d: served" $rc /tmp/cmd.log
 	else
-		barrier "cmd$pair_cmd_n-listen"
+		barrier "cmd$pair_cmd_n-listen" 120
 		eval "timeout 120 $4" >/tmp/cmd.log 2>&1 || rc=$?
 		pair_result "$d: connected" $rc /tmp/cmd.log
 	fi
