@@ -6,8 +6,9 @@ gnuplot plots.
 Input: DIR/TARGET-TOPO/bench.raw (one key=value line per perftest run,
 written by scripts/guest/bench.sh), DIR/TARGET-TOPO/cdf-*.txt (latency
 samples in microseconds) and DIR/TARGET-TOPO/host-cpu.txt (the host CPU
-of each guest's QEMU per point, from scripts/tools/host_cpu.py). Each point is the median of its repetitions;
-the ratio is sroce's median over rdma_rxe's. For bandwidth a ratio above 1
+of each guest's QEMU per point, from scripts/tools/host_cpu.py). Each
+point is the median of its repetitions; the ratio is sroce's median
+over rdma_rxe's. For bandwidth a ratio above 1
 is better, for latency and CPU time per GiB one below 1.
 """
 import json
@@ -127,8 +128,7 @@ def summarise(points):
                     d[k] = statistics.median(vals) if vals else None
             row[drv] = d
         main = "bw" if kind == "bw" else "typ"
-        s, x = row["sroce"].get(main), row["rxe"].get(main)
-        row["ratio"] = s / x if s and x else None
+        row["ratio"] = ratio(row["sroce"].get(main), row["rxe"].get(main))
         if kind == "bw":
             row["cpu_ratio"] = ratio(row["sroce"]["cpu_s_per_gib"],
                                      row["rxe"]["cpu_s_per_gib"])
@@ -136,8 +136,7 @@ def summarise(points):
                                       row["rxe"]["kcpu_s_per_gib"])
         else:
             for k in ("p99", "p999"):
-                s, x = row["sroce"][k], row["rxe"][k]
-                row[k + "_ratio"] = s / x if s and x else None
+                row[k + "_ratio"] = ratio(row["sroce"][k], row["rxe"][k])
         rows.append(row)
     return rows
 
