@@ -179,7 +179,7 @@ static void cwnd_nak_test(struct kunit *test)
 {
 	struct sroce_cwnd c;
 
-	sroce_cwnd_init(&c, 256);
+	sroce_cwnd_init(&c, 256, 0);
 	KUNIT_EXPECT_EQ(test, c.cwnd, 256U);
 	/* At the ceiling, ACKs add nothing. */
 	sroce_cwnd_acked(&c, 1000, 1000);
@@ -212,7 +212,7 @@ static void cwnd_nak_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.cwnd, 5U);
 	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
 	/* Recovery ends across the PSN wrap too. */
-	sroce_cwnd_init(&c, 64);
+	sroce_cwnd_init(&c, 64, 0);
 	sroce_cwnd_cut(&c, 0xfffffe, false);
 	sroce_cwnd_acked(&c, 10, 0xfffffd);
 	KUNIT_EXPECT_TRUE(test, c.recovering);
@@ -225,7 +225,7 @@ static void cwnd_timeout_test(struct kunit *test)
 {
 	struct sroce_cwnd c;
 
-	sroce_cwnd_init(&c, 256);
+	sroce_cwnd_init(&c, 256, 0);
 	sroce_cwnd_cut(&c, 500, true);
 	KUNIT_EXPECT_EQ(test, c.cwnd, (u32)SROCE_CWND_MIN);
 	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
@@ -244,9 +244,88 @@ static void cwnd_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
 	sroce_cwnd_acked(&c, 30, 514);
 	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
-	/* Growth never passes the ceiling. */
+	/* Without a round trip measured, growth never passes the ceiling. */
 	sroce_cwnd_acked(&c, 1U << 20, 0x100000 + 514);
 	KUNIT_EXPECT_EQ(test, c.cwnd, 256U);
+}
+
+/*
+ * Past the ceiling: only with a round trip measured and short against the
+ * ACK timeout, not for a while after a loss, never past SROCE_CWND_PROBE
+ * times the ceiling; back to the ceiling when the round trip grows long.
+ */
+static void cwnd_probe_test(struct kunit *test)
+{
+	struct sroce_cwnd c;
+
+	/* perftest's timeout 14: 67109 us, probing below 16777 us. */
+	sroce_cwnd_init(&c, 128, 67109);
+	KUNIT_EXPECT_EQ(test, c.rtt_limit_us, 16777U);
+	KUNIT_EXPECT_EQ(test, c.top, 128U * SROCE_CWND_PROBE);
+	/* A window's worth at the ceiling first, and a sample. */
+	sroce_cwnd_rtt(&c, 5000);
+	sroce_cwnd_acked(&c, 127, 127);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	sroce_cwnd_acked(&c, 1, 128);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	/* Then half a PSN per PSN acknowledged. */
+	sroce_cwnd_acked(&c, 100, 228);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 178U);
+	sroce_cwnd_acked(&c, 1, 229);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 179U);
+	sroce_cwnd_acked(&c, 10000, 10229);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U * SROCE_CWND_PROBE);
+	/* A NAK: back to the ceiling, quiet for 16 windows' worth. */
+	sroce_cwnd_cut(&c, 10741, false);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	KUNIT_EXPECT_EQ(test, c.ssthresh, 128U);
+	sroce_cwnd_acked(&c, 512, 10741);
+	KUNIT_EXPECT_FALSE(test, c.recovering);
+	sroce_cwnd_acked(&c, 128 * SROCE_CWND_QUIET_NAK - 512 - 1, 12276);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	sroce_cwnd_acked(&c, 2, 12278);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 129U);
+	/* A round trip of a quarter of the timeout stops the growth... */
+	c.srtt_us = 16777;
+	sroce_cwnd_acked(&c, 100, 12379);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 129U);
+	/* ...half of it brings the window back to the ceiling. */
+	c.srtt_us = 2 * 16777;
+	sroce_cwnd_acked(&c, 1, 12380);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	/* A timeout: quiet for 64 windows' worth. */
+	sroce_cwnd_cut(&c, 12500, true);
+	KUNIT_EXPECT_EQ(test, c.cwnd, (u32)SROCE_CWND_MIN);
+	KUNIT_EXPECT_EQ(test, c.quiet, 128U * SROCE_CWND_QUIET_TIMEOUT);
+
+	/* No ACK timer: no bound on the round trip. */
+	sroce_cwnd_init(&c, 128, 0);
+	KUNIT_EXPECT_EQ(test, c.rtt_limit_us, 0U);
+	sroce_cwnd_rtt(&c, 10000000);
+	sroce_cwnd_acked(&c, 127, 127);
+	sroce_cwnd_acked(&c, 101, 228);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 178U);
+	/* A timeout shorter than 4 us still bounds it. */
+	sroce_cwnd_init(&c, 128, 1);
+	KUNIT_EXPECT_EQ(test, c.rtt_limit_us, 1U);
+}
+
+/* The round trip: the first sample, then an eighth of each new one. */
+static void cwnd_rtt_test(struct kunit *test)
+{
+	struct sroce_cwnd c;
+
+	sroce_cwnd_init(&c, 128, 0);
+	KUNIT_EXPECT_EQ(test, c.srtt_us, 0U);
+	sroce_cwnd_rtt(&c, 800);
+	KUNIT_EXPECT_EQ(test, c.srtt_us, 800U);
+	sroce_cwnd_rtt(&c, 1600);
+	KUNIT_EXPECT_EQ(test, c.srtt_us, 900U);
+	sroce_cwnd_init(&c, 128, 0);
+	sroce_cwnd_rtt(&c, 0);
+	KUNIT_EXPECT_EQ(test, c.srtt_us, 1U);
+	sroce_cwnd_rtt(&c, 0);
+	KUNIT_EXPECT_EQ(test, c.srtt_us, 1U);
 }
 
 static void cwnd_ack_every_test(struct kunit *test)
@@ -263,6 +342,8 @@ static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(window_test),
 	KUNIT_CASE(cwnd_nak_test),
 	KUNIT_CASE(cwnd_timeout_test),
+	KUNIT_CASE(cwnd_probe_test),
+	KUNIT_CASE(cwnd_rtt_test),
 	KUNIT_CASE(cwnd_ack_every_test),
 	KUNIT_CASE(rnr_timer_test),
 	KUNIT_CASE(ack_timeout_test),

@@ -150,6 +150,22 @@ static void sroce_comp_acked_to(struct sroce_qp *qp, u32 psn,
 	}
 }
 
+/* The PSN being timed is acknowledged now: a round-trip sample. */
+static void sroce_comp_rtt(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u64 ns;
+
+	lockdep_assert_held(&qp->sq_lock);
+	/* Acquire pairs with sroce_req_rtt_start(): its PSN and time. */
+	if (!smp_load_acquire(&req->rtt_on) ||
+	    sroce_psn_before(qp->comp.acked_psn, req->rtt_psn))
+		return;
+	ns = ktime_get_ns() - req->rtt_t0;
+	sroce_cwnd_rtt(&req->cw, min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX));
+	WRITE_ONCE(req->rtt_on, false);
+}
+
 struct sroce_comp_value {
 	const u8 *src;
 };
@@ -403,10 +419,17 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 				    sroce_aeth_syndrome(aeth), &out);
 	}
 	if (out.progress && out.fail == IB_WC_SUCCESS) {
-		if (sroce_psn_before(was, qp->comp.acked_psn))
-			sroce_cwnd_acked(&qp->req.cw,
-					 sroce_psn_diff(qp->comp.acked_psn, was),
+		if (sroce_psn_before(was, qp->comp.acked_psn)) {
+			struct sroce_cwnd *cw = &qp->req.cw;
+			bool above = cw->cwnd > cw->max;
+
+			sroce_comp_rtt(qp);
+			sroce_cwnd_acked(cw, sroce_psn_diff(qp->comp.acked_psn, was),
 					 qp->comp.acked_psn);
+			if (!above && cw->cwnd > cw->max)
+				sroce_count(to_sdev(qp->ibqp.device),
+					    SROCE_CNT_TX_WINDOW_PROBE);
+		}
 		sroce_req_progress(qp);
 		/* acked_psn before the bit (pairs with sroce_req_window_ok()). */
 		smp_mb();

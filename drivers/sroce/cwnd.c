@@ -6,6 +6,7 @@
  * Documentation/datapath.rst, "Pacing", has the table of events.
  */
 #include <kunit/visibility.h>
+#include <linux/limits.h>
 #include <linux/minmax.h>
 
 #include "engine.h"
@@ -17,16 +18,45 @@ u32 sroce_cwnd_ceiling(u32 mtu)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_ceiling);
 
-void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling)
+void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling, u64 timeout_us)
 {
 	c->max = ceiling;
+	c->top = ceiling * SROCE_CWND_PROBE;
 	c->ssthresh = ceiling;
 	c->grow = 0;
+	c->quiet = ceiling;
+	c->srtt_us = 0;
+	c->rtt_limit_us = min_t(u64, timeout_us / 4, U32_MAX);
+	if (timeout_us && !c->rtt_limit_us)
+		c->rtt_limit_us = 1;
 	c->recover = 0;
 	c->recovering = false;
 	WRITE_ONCE(c->cwnd, ceiling);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_init);
+
+void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us)
+{
+	us = max(us, 1U);
+	/* An average over about eight samples, as TCP's SRTT. */
+	if (!c->srtt_us)
+		c->srtt_us = us;
+	else
+		c->srtt_us = c->srtt_us - c->srtt_us / 8 + us / 8;
+	c->srtt_us = max(c->srtt_us, 1U);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_rtt);
+
+/*
+ * Past the ceiling only with a round trip known and short: a window
+ * beyond what the path holds only queues at the peer, and a peer that
+ * falls a timeout behind gets the same packets again on top.
+ */
+static bool sroce_cwnd_may_probe(const struct sroce_cwnd *c)
+{
+	return !c->quiet && c->srtt_us &&
+	       (!c->rtt_limit_us || c->srtt_us < c->rtt_limit_us);
+}
 
 void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked)
 {
@@ -35,9 +65,12 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked)
 	/* The loss is behind us once what was in flight then is acknowledged. */
 	if (c->recovering && !sroce_psn_before(acked, c->recover))
 		c->recovering = false;
+	c->quiet -= min(n, c->quiet);
 	if (w < c->ssthresh) {
 		w = min(w + n, c->ssthresh);
-	} else if (!c->recovering) {
+	} else if (c->recovering) {
+		/* no growth until the loss is behind us */
+	} else if (w < c->max) {
 		c->grow += n;
 		while (c->grow >= w && w < c->max) {
 			c->grow -= w;
@@ -45,6 +78,16 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked)
 		}
 		if (w == c->max)
 			c->grow = 0;
+	} else if (sroce_cwnd_may_probe(c)) {
+		/* Half a PSN for each acknowledged: 1.5 times per round trip. */
+		c->grow += n;
+		w = min(w + c->grow / 2, c->top);
+		c->grow &= 1;
+	}
+	/* A round trip half the timeout long: one hiccup from spurious ones. */
+	if (w > c->max && c->rtt_limit_us && c->srtt_us >= 2 * c->rtt_limit_us) {
+		w = c->max;
+		c->grow = 0;
 	}
 	WRITE_ONCE(c->cwnd, w);
 }
@@ -58,13 +101,14 @@ void sroce_cwnd_cut(struct sroce_cwnd *c, u32 last_sent, bool timeout)
 	 * ceiling gave less goodput under random loss on the rig. A timeout
 	 * is different: what is queued ahead of the retransmission kept its
 	 * ACK out past the timeout, so the window starts again from the
-	 * floor (and doubles back quickly below the threshold).
+	 * floor (and doubles back quickly below the threshold). A probed
+	 * window comes back to the ceiling at most, and stays there a while.
 	 */
 	u32 floor = max_t(u32, c->max / 2, SROCE_CWND_MIN);
 	u32 w = c->cwnd;
 
 	if (!c->recovering) {
-		c->ssthresh = max(w / 2, floor);
+		c->ssthresh = min(max(w / 2, floor), c->max);
 		c->recovering = true;
 		c->recover = last_sent;
 		w = min(w, c->ssthresh);
@@ -72,6 +116,7 @@ void sroce_cwnd_cut(struct sroce_cwnd *c, u32 last_sent, bool timeout)
 	if (timeout)
 		w = SROCE_CWND_MIN;
 	c->grow = 0;
+	c->quiet = c->max * (timeout ? SROCE_CWND_QUIET_TIMEOUT : SROCE_CWND_QUIET_NAK);
 	WRITE_ONCE(c->cwnd, w);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_cut);

@@ -111,6 +111,16 @@ enum {
 #define SROCE_CWND_MIN		4
 
 /*
+ * Probing: how far past the ceiling the window may grow while the path
+ * shows no loss and its round trip stays short against the ACK timeout;
+ * and for how many windows' worth of PSNs (at the ceiling) acknowledged
+ * after a NAK or a timeout it may not.
+ */
+#define SROCE_CWND_PROBE	4
+#define SROCE_CWND_QUIET_NAK	16
+#define SROCE_CWND_QUIET_TIMEOUT 64
+
+/*
  * Read responses held ahead of a missing one before it is taken as lost
  * and the READ asked for again from it (as TCP's duplicate ACK count).
  */
@@ -124,8 +134,16 @@ enum {
  *	sq_lock, read by the requester with READ_ONCE())
  * @ssthresh: below it the window grows by each PSN acknowledged, at or
  *	above it by one PSN per window's worth
- * @grow: PSNs acknowledged toward the next one-PSN growth
+ * @grow: PSNs acknowledged toward the next growth
  * @max: the ceiling, from sroce_cwnd_ceiling()
+ * @top: how far probing may take the window, SROCE_CWND_PROBE * @max
+ * @quiet: PSNs still to be acknowledged before the window may pass @max
+ *	(after a cut, and one window's worth from the start)
+ * @srtt_us: smoothed round trip (a PSN sent for the first time until it
+ *	is acknowledged), 0 before the first sample
+ * @rtt_limit_us: no probing while @srtt_us is at or above it, and the
+ *	window falls back to @max at twice it (a quarter and a half of the
+ *	local ACK timeout); 0 when the QP has no ACK timer
  * @recover: the last PSN sent when the window was last cut
  * @recovering: the cut's loss is not behind us (@recover not acknowledged):
  *	no further cut, no growth above @ssthresh
@@ -137,6 +155,10 @@ struct sroce_cwnd {
 	u32 ssthresh;
 	u32 grow;
 	u32 max;
+	u32 top;
+	u32 quiet;
+	u32 srtt_us;
+	u32 rtt_limit_us;
 	u32 recover;
 	bool recovering;
 };
@@ -154,10 +176,21 @@ u32 sroce_cwnd_ceiling(u32 mtu);
  * sroce_cwnd_init() - a window for a QP entering RTS
  * @c: the window
  * @ceiling: from sroce_cwnd_ceiling(); the window starts there
+ * @timeout_us: the QP's local ACK timeout, 0 for none
  *
  * Context: the QP's sq_lock held (or the QP not yet running).
  */
-void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling);
+void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling, u64 timeout_us);
+
+/**
+ * sroce_cwnd_rtt() - a round-trip sample
+ * @c: the window
+ * @us: microseconds from a PSN's first sending to its acknowledgment
+ *	(never a PSN sent again: its ACK could answer either copy)
+ *
+ * Context: the QP's sq_lock held.
+ */
+void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us);
 
 /**
  * sroce_cwnd_acked() - PSNs newly acknowledged
@@ -176,8 +209,10 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked);
  *	are this one
  * @timeout: the local ACK timer fired (the window falls to the minimum)
  *
- * The threshold becomes half the window, not below half the ceiling; a
- * NAK brings the window down to it, a timeout to SROCE_CWND_MIN.
+ * The threshold becomes half the window, not below half the ceiling nor
+ * above the ceiling; a NAK brings the window down to it, a timeout to
+ * SROCE_CWND_MIN. Either keeps the window from probing past the ceiling
+ * for a while (SROCE_CWND_QUIET_NAK, SROCE_CWND_QUIET_TIMEOUT).
  *
  * Context: the QP's sq_lock held.
  */
@@ -215,6 +250,11 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  *	the ACK timer change it under sq_lock)
  * @window_wait: bit 0 set while the requester waits for the window to
  *	open; the completer's progress clears it and kicks the requester
+ * @rtt_on: a round-trip sample is on its way: @rtt_psn, sent at @rtt_t0
+ *	(set with release by the requester, cleared by the completer when
+ *	the PSN is acknowledged and by a rewind, under sq_lock)
+ * @rtt_psn: see @rtt_on
+ * @rtt_t0: see @rtt_on, in ktime_get_ns() time
  * @rd_sent: RDMA READs and atomics sent, counting up (requester's)
  * @rd_done: RDMA READs and atomics completed, counting up (completer's,
  *	under sq_lock); @rd_sent - @rd_done are outstanding
@@ -258,6 +298,9 @@ struct sroce_req {
 	u32 unacked;
 	struct sroce_cwnd cw;
 	unsigned long window_wait;
+	bool rtt_on;
+	u32 rtt_psn;
+	u64 rtt_t0;
 	u32 rd_sent;
 	u32 rd_done;
 	bool rewind;

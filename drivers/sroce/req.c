@@ -143,7 +143,9 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
 	sroce_cwnd_init(&req->cw,
-			sroce_cwnd_ceiling(ib_mtu_enum_to_int(qp->params.path_mtu)));
+			sroce_cwnd_ceiling(ib_mtu_enum_to_int(qp->params.path_mtu)),
+			sroce_ack_timeout_usecs(qp->params.timeout));
+	req->rtt_on = false;
 }
 
 bool sroce_req_window_open(u32 psn, u32 acked, u32 n, u32 window)
@@ -232,6 +234,8 @@ enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
 	req->rewind = true;
 	req->rewind_at = at_psn;
 	req->rewind_psn = psn;
+	/* The sampled PSN may be sent again: its ACK would time neither. */
+	WRITE_ONCE(req->rtt_on, false);
 	return IB_WC_SUCCESS;
 }
 
@@ -498,6 +502,20 @@ static u8 sroce_req_opcode(const struct sroce_swqe *w, bool first, bool last)
 	return SROCE_OPCODE(SROCE_TR_RC, op);
 }
 
+/*
+ * Time PSN @psn (sent for the first time, asking for an ACK) to its
+ * acknowledgment, unless another one is being timed.
+ */
+static void sroce_req_rtt_start(struct sroce_req *req, u32 psn)
+{
+	if (READ_ONCE(req->rtt_on) || sroce_psn_before(psn, req->high_psn))
+		return;
+	req->rtt_psn = psn;
+	req->rtt_t0 = ktime_get_ns();
+	/* PSN and time before the flag (pairs with sroce_comp_rtt()). */
+	smp_store_release(&req->rtt_on, true);
+}
+
 /* Hand a built packet (of PSN @psn) to the network, counting it. */
 static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
@@ -576,6 +594,8 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 	qp->req.rd_sent++;
 	qp->req.unacked = 0;
 	psn = qp->req.psn;
+	/* Its first response acknowledges it: a round trip, not the READ. */
+	sroce_req_rtt_start(&qp->req, psn);
 	sroce_req_wqe_sent(qp, w);
 	/* A READ's responses take PSNs too: the next request comes after. */
 	sroce_req_xmit(qp, skb, read ? sroce_psn_add(qp->req.psn, SROCE_PSN_MASK) : psn);
@@ -683,6 +703,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	skb_put_zero(skb, pad);
 	req->offset += pay;
 	psn = req->psn;
+	if (ackreq)
+		sroce_req_rtt_start(req, psn);
 	if (last)
 		sroce_req_wqe_sent(qp, w);
 	else

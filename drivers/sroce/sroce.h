@@ -78,6 +78,8 @@
  *	unacknowledged PSNs full
  * @SROCE_CNT_TX_WAIT_QUEUE: times an engine stopped with SROCE_TX_LIMIT
  *	of its packets in the IP stack and the NIC
+ * @SROCE_CNT_TX_WINDOW_PROBE: times a requester's window grew past its
+ *	ceiling (a clean path with a short round trip)
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -115,6 +117,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_DROP,
 	SROCE_CNT_TX_WAIT_WINDOW,
 	SROCE_CNT_TX_WAIT_QUEUE,
+	SROCE_CNT_TX_WINDOW_PROBE,
 	SROCE_NUM_COUNTERS
 };
 
