@@ -289,10 +289,21 @@ static void cwnd_probe_test(struct kunit *test)
 	c.srtt_us = 16777;
 	sroce_cwnd_acked(&c, 100, 12379);
 	KUNIT_EXPECT_EQ(test, c.cwnd, 129U);
-	/* ...half of it brings the window back to the ceiling. */
+	/* ...half of it brings the window back to the ceiling... */
 	c.srtt_us = 2 * 16777;
 	sroce_cwnd_acked(&c, 1, 12380);
 	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	/* ...and so does the last sample alone (the average lags it). */
+	c.srtt_us = 1000;
+	c.cwnd = 200;
+	sroce_cwnd_rtt(&c, 2 * 16777);
+	KUNIT_EXPECT_LT(test, c.srtt_us, 16777U);
+	sroce_cwnd_acked(&c, 1, 12381);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 128U);
+	c.cwnd = 200;
+	sroce_cwnd_rtt(&c, 16777);
+	sroce_cwnd_acked(&c, 100, 12481);
+	KUNIT_EXPECT_EQ(test, c.cwnd, 200U);
 	/* A timeout: quiet for 64 windows' worth. */
 	sroce_cwnd_cut(&c, 12500, true);
 	KUNIT_EXPECT_EQ(test, c.cwnd, (u32)SROCE_CWND_MIN);
@@ -321,6 +332,7 @@ static void cwnd_rtt_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.srtt_us, 800U);
 	sroce_cwnd_rtt(&c, 1600);
 	KUNIT_EXPECT_EQ(test, c.srtt_us, 900U);
+	KUNIT_EXPECT_EQ(test, c.rtt_us, 1600U);
 	sroce_cwnd_init(&c, 128, 0);
 	sroce_cwnd_rtt(&c, 0);
 	KUNIT_EXPECT_EQ(test, c.srtt_us, 1U);

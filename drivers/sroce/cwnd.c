@@ -26,6 +26,7 @@ void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling, u64 timeout_us)
 	c->grow = 0;
 	c->quiet = ceiling;
 	c->srtt_us = 0;
+	c->rtt_us = 0;
 	c->rtt_limit_us = min_t(u64, timeout_us / 4, U32_MAX);
 	if (timeout_us && !c->rtt_limit_us)
 		c->rtt_limit_us = 1;
@@ -38,6 +39,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_init);
 void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us)
 {
 	us = max(us, 1U);
+	c->rtt_us = us;
 	/* An average over about eight samples, as TCP's SRTT. */
 	if (!c->srtt_us)
 		c->srtt_us = us;
@@ -48,6 +50,15 @@ void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us)
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_rtt);
 
 /*
+ * The round trip the window is judged by: the average, or the last
+ * sample when longer (the average lags a window that grew this round).
+ */
+static u32 sroce_cwnd_rtt_now(const struct sroce_cwnd *c)
+{
+	return max(c->srtt_us, c->rtt_us);
+}
+
+/*
  * Past the ceiling only with a round trip known and short: a window
  * beyond what the path holds only queues at the peer, and a peer that
  * falls a timeout behind gets the same packets again on top.
@@ -55,7 +66,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_rtt);
 static bool sroce_cwnd_may_probe(const struct sroce_cwnd *c)
 {
 	return !c->quiet && c->srtt_us &&
-	       (!c->rtt_limit_us || c->srtt_us < c->rtt_limit_us);
+	       (!c->rtt_limit_us || sroce_cwnd_rtt_now(c) < c->rtt_limit_us);
 }
 
 void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked)
@@ -85,7 +96,8 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked)
 		c->grow &= 1;
 	}
 	/* A round trip half the timeout long: one hiccup from spurious ones. */
-	if (w > c->max && c->rtt_limit_us && c->srtt_us >= 2 * c->rtt_limit_us) {
+	if (w > c->max && c->rtt_limit_us &&
+	    sroce_cwnd_rtt_now(c) >= 2 * (u64)c->rtt_limit_us) {
 		w = c->max;
 		c->grow = 0;
 	}

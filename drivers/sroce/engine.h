@@ -141,9 +141,10 @@ enum {
  *	(after a cut, and one window's worth from the start)
  * @srtt_us: smoothed round trip (a PSN sent for the first time until it
  *	is acknowledged), 0 before the first sample
- * @rtt_limit_us: no probing while @srtt_us is at or above it, and the
- *	window falls back to @max at twice it (a quarter and a half of the
- *	local ACK timeout); 0 when the QP has no ACK timer
+ * @rtt_us: the last sample (it follows a growing window sooner)
+ * @rtt_limit_us: no probing while @srtt_us or @rtt_us is at or above it,
+ *	and the window falls back to @max at twice it (a quarter and a half
+ *	of the local ACK timeout); 0 when the QP has no ACK timer
  * @recover: the last PSN sent when the window was last cut
  * @recovering: the cut's loss is not behind us (@recover not acknowledged):
  *	no further cut, no growth above @ssthresh
@@ -158,6 +159,7 @@ struct sroce_cwnd {
 	u32 top;
 	u32 quiet;
 	u32 srtt_us;
+	u32 rtt_us;
 	u32 rtt_limit_us;
 	u32 recover;
 	bool recovering;
