@@ -6,7 +6,8 @@
 # connection stays clean), and the verifying program must
 # still see every WRITE, READ, SEND and FETCH_AND_ADD land exactly once,
 # intact, in order, with no QP error:
-#   1. sroce against sroce, each impairment of $LOSS_SET;
+#   1. sroce against sroce, each impairment of $LOSS_SET; the window
+#      passes its ceiling on a clean link and not on a long round trip;
 #   2. the link cut mid-transfer: RETRY_EXC_ERR within the bound of the
 #      last ACK, the peer's QP unharmed, and the two devices work again
 #      once the link is back;
@@ -123,6 +124,33 @@ for args in $LOSS_SET; do
 	IFS=';'
 done
 IFS=' '
+
+# 1b. The window past its ceiling (Documentation/datapath.rst, "Past the
+# ceiling"). On a clean link and with no ACK timer (timeout 0: no bound
+# on the round trip) a's window passes its ceiling within a 1 MiB WRITE;
+# with b's answers 100 ms late and a timeout of 268 ms (16), whose
+# quarter the round trip exceeds, it never does.
+probes() { rdma statistic show link dev0/1 | tr ' ' '\n' | grep -A1 -x tx_window_probe | tail -n 1; }
+probe() {
+	local what=$1 port=$2 delay=$3 timeout=$4 want=$5 p0 p1
+	barrier "probe$port"
+	p0=$(probes)
+	[ "$SROCE_ROLE" = b ] && [ -n "$delay" ] && impair delay "$delay"
+	pair_verify "$what" "$port" b "$g" --qps 1 --sizes 1048576 --iters 2 \
+		--faa 4 --timeout "$timeout"
+	[ "$SROCE_ROLE" = b ] && impair
+	p1=$(probes)
+	[ "$SROCE_ROLE" = a ] || return 0
+	if [ "$want" = some ]; then
+		check "$what: a's window passed its ceiling (tx_window_probe +$((p1 - p0)))" \
+			[ $((p1 - p0)) -gt 0 ]
+	else
+		check "$what: a's window kept to its ceiling (tx_window_probe +$((p1 - p0)))" \
+			[ $((p1 - p0)) = 0 ]
+	fi
+}
+probe "window probe, clean link, no ACK timer" 19160 "" 0 some
+probe "window probe, answers 100 ms late, timeout 268 ms" 19161 100ms 16 none
 
 # 2. The link cut under a stream of WRITEs: guest a drops every RoCEv2
 # packet it sends from then on; its QP must fail RETRY_EXC_ERR within the
