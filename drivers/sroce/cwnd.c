@@ -21,7 +21,6 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_ceiling);
 void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling, u64 timeout_us)
 {
 	c->max = ceiling;
-	c->top = ceiling * SROCE_CWND_PROBE;
 	c->ssthresh = ceiling;
 	c->grow = 0;
 	c->quiet = ceiling;
@@ -45,7 +44,6 @@ void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us)
 		c->srtt_us = us;
 	else
 		c->srtt_us = c->srtt_us - c->srtt_us / 8 + us / 8;
-	c->srtt_us = max(c->srtt_us, 1U);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_rtt);
 
@@ -92,7 +90,7 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked)
 	} else if (sroce_cwnd_may_probe(c)) {
 		/* Half a PSN for each acknowledged: 1.5 times per round trip. */
 		c->grow += n;
-		w = min(w + c->grow / 2, c->top);
+		w = min(w + c->grow / 2, c->max * SROCE_CWND_PROBE);
 		c->grow &= 1;
 	}
 	/* A round trip half the timeout long: one hiccup from spurious ones. */

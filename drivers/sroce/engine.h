@@ -136,9 +136,9 @@ enum {
  *	above it by one PSN per window's worth
  * @grow: PSNs acknowledged toward the next growth
  * @max: the ceiling, from sroce_cwnd_ceiling()
- * @top: how far probing may take the window, SROCE_CWND_PROBE * @max
- * @quiet: PSNs still to be acknowledged before the window may pass @max
- *	(after a cut, and one window's worth from the start)
+ * @quiet: PSNs still to be acknowledged before the window may pass @max,
+ *	up to SROCE_CWND_PROBE * @max (after a cut, and one window's worth
+ *	from the start)
  * @srtt_us: smoothed round trip (a PSN sent for the first time until it
  *	is acknowledged), 0 before the first sample
  * @rtt_us: the last sample (it follows a growing window sooner)
@@ -156,7 +156,6 @@ struct sroce_cwnd {
 	u32 ssthresh;
 	u32 grow;
 	u32 max;
-	u32 top;
 	u32 quiet;
 	u32 srtt_us;
 	u32 rtt_us;
