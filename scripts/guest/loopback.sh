@@ -26,4 +26,4 @@ g4=$(gid_index 0000:0000:0000:0000:0000:ffff:c000:0201)
 g6=$(gid_index 2001:0db8)
 
 # counter NAME: the value of one sroce0 counter.
-counter() { rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+counter() { link_counter sroce0 "$1"; }

@@ -15,6 +15,8 @@ skip() { # reason description
 	tap_n=$((tap_n + 1)); echo "ok $tap_n - $2 # SKIP $1"; tap_mark skip
 }
 diag() { sed 's/^/# /'; }
+# link_counter DEV NAME: the value of the sroce counter NAME of DEV's port 1.
+link_counter() { rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1; }
 
 # check DESCRIPTION COMMAND...: ok when the command exits 0.
 check() {

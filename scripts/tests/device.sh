@@ -113,7 +113,7 @@ ip link set veth0 mtu 1500
 check "active MTU 1024 back at 1500" field_is sroce0 active_mtu "1024 (3)"
 
 # --- received datagrams are counted -----------------------------------------
-counter() { rdma statistic show link sroce4/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+counter() { link_counter sroce4 "$1"; }
 # The peer end moves to a namespace so the datagrams really cross veth0.
 ip link add veth4 type veth peer name veth5
 ip netns add peer

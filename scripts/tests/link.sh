@@ -13,7 +13,7 @@ a) me=1 peer=2 other=b ;;
 *) me=2 peer=1 other=a ;;
 esac
 sysdev=/sys/class/infiniband
-counter() { rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+counter() { link_counter sroce0 "$1"; }
 state_is() { grep -q "$2" "$sysdev/$1/ports/1/state"; }
 has_gid() { cat "$sysdev/$1"/ports/1/gids/* | grep -qi "$2"; }
 

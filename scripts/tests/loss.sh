@@ -130,7 +130,7 @@ IFS=' '
 # on the round trip) a's window passes its ceiling within a 1 MiB WRITE;
 # with b's answers 100 ms late and a timeout of 268 ms (16), whose
 # quarter the round trip exceeds, it never does.
-probes() { rdma statistic show link dev0/1 | tr ' ' '\n' | grep -A1 -x tx_window_probe | tail -n 1; }
+probes() { link_counter dev0 tx_window_probe; }
 probe() {
 	local what=$1 port=$2 delay=$3 timeout=$4 want=$5 p0 p1
 	barrier "probe$port"

@@ -33,7 +33,7 @@ if [ "$(lookup a have)" != 1 ] || [ "$(lookup b have)" != 1 ]; then
 	exit
 fi
 check "rdma link add dev0 type sroce" rdma link add dev0 type sroce netdev eth0
-counter() { rdma statistic show link dev0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+counter() { link_counter dev0 "$1"; }
 
 # server_up: nfsd with a 10 s grace period (NFSv4 refuses new opens
 # during it), the export, then the RDMA listener next to TCP's.

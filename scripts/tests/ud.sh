@@ -16,7 +16,7 @@ case $SROCE_ROLE in
 a) me=1 peer=2 ;;
 *) me=2 peer=1 ;;
 esac
-counter() { rdma statistic show link sroce0/1 | tr ' ' '\n' | grep -A1 -x "$1" | tail -n 1; }
+counter() { link_counter sroce0 "$1"; }
 
 ip link set eth0 up
 ip addr add "192.0.2.$me/24" dev eth0
