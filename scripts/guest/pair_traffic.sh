@@ -97,7 +97,7 @@ pair_perftest() {
 # fixed head start was once too short under TCG, and so, once, was 20 s.
 pair_serve() {
 	local port
-	(eval "timeout 120 $2" >"$3" 2>&1) &
+	(eval "exec timeout 120 $2" >"$3" 2>&1) &
 	serving=$!
 	# Its port: the line's -p, else udaddy's fixed 7174.
 	port=$(echo "$2" | sed -n 's/.* -p \([0-9][0-9]*\).*/\1/p')
@@ -111,18 +111,60 @@ pair_serve() {
 # command line SERVE; the other runs CONNECT once the server listens.
 # Each side reports its own exit status. The lines are eval'ed: they may
 # name $dev, $g and addresses.
+#
+# When $pair_again is set (an extended regex), a client that fails with
+# a log matching it tells the server, and both run again (three tries at
+# most, each retry a diagnostic line). It is for perftest over rdma_cm
+# (-R) alone: its server opens the listener for the test's QPs only
+# after a hand-shake that lets the client go at once, so under TCG the
+# client's REQ can come first and be refused (REJ "invalid service ID",
+# or for UD a SIDR reply "no such service"), and the client's retry of
+# perftest before 26.04 (trixie's) crashes. perftest's commit 3d9d8d0
+# "Fix crashes and logical flaws in RDMA CM connection retry" fixed the
+# retry; the race is still there.
 pair_cmd_n=0
 pair_cmd() {
-	local d=$1 server=$2 rc=0
+	local d=$1 server=$2 rc try=1 tag client=a verdict
 	pair_cmd_n=$((pair_cmd_n + 1))
+	[ "$server" = a ] && client=b
 	barrier "cmd$pair_cmd_n"
+	while :; do
+		rc=0
+		tag=cmd$pair_cmd_n-$try
+		if [ "$SROCE_ROLE" = "$server" ]; then
+			pair_serve "$tag-listen" "$3" /tmp/cmd.log
+			# Until the server ends or the client says how it went.
+			while kill -0 "$serving" 2>/dev/null &&
+				[ ! -e "$SROCE_IO/val-$client-$tag" ]; do
+				sleep 0.2
+			done
+			verdict=$(lookup "$client" "$tag" 2>/dev/null)
+			[ "$verdict" = again ] && kill "$serving" 2>/dev/null
+			wait "$serving" || rc=$?
+			# A server that failed first waits for the client's word.
+			if [ $rc != 0 ] && [ -z "$verdict" ] && [ -n "$pair_again" ] &&
+				wait_for 150 test -e "$SROCE_IO/val-$client-$tag"; then
+				verdict=$(lookup "$client" "$tag")
+			fi
+			[ "$verdict" = again ] || break
+			echo "# $d: the client came before the listener; again (try $((try + 1)))"
+		else
+			barrier "$tag-listen" 120
+			eval "timeout 120 $4" >/tmp/cmd.log 2>&1 || rc=$?
+			if [ $rc != 0 ] && [ -n "$pair_again" ] && [ $try -lt 3 ] &&
+				grep -Eq "$pair_again" /tmp/cmd.log; then
+				grep -E "$pair_again" /tmp/cmd.log | head -n 1 | diag
+				publish "$tag" again
+			else
+				publish "$tag" done
+				break
+			fi
+		fi
+		try=$((try + 1))
+	done
 	if [ "$SROCE_ROLE" = "$server" ]; then
-		pair_serve "cmd$pair_cmd_n-listen" "$3" /tmp/cmd.log
-		wait $serving || rc=$?
 		pair_result "$d: served" $rc /tmp/cmd.log
 	else
-		barrier "cmd$pair_cmd_n-listen" 120
-		eval "timeout 120 $4" >/tmp/cmd.log 2>&1 || rc=$?
 		pair_result "$d: connected" $rc /tmp/cmd.log
 	fi
 }
@@ -155,6 +197,7 @@ pair_cm() {
 	pair_cmd "ib_send_bw -c UD 1024 B, $who serving" "$server" \
 		'ib_send_bw -d $dev -x $g -c UD -s 1024 -n 200 -F -p 18705' \
 		"ib_send_bw -d \$dev -x \$g -c UD -s 1024 -n 200 -F -p 18705 $s"
+	pair_again='RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE; error: 1)'
 	pair_cmd "ib_send_bw -R (rdma_cm) 4096 B, $who serving" "$server" \
 		'ib_send_bw -d $dev -R -s 4096 -n 200 -F -p 18706' \
 		"ib_send_bw -d \$dev -R -s 4096 -n 200 -F -p 18706 $s"
@@ -164,6 +207,7 @@ pair_cm() {
 	pair_cmd "ib_send_bw -R -c UD (rdma_cm) 1024 B, $who serving" "$server" \
 		'ib_send_bw -d $dev -R -c UD -s 1024 -n 200 -F -p 18708' \
 		"ib_send_bw -d \$dev -R -c UD -s 1024 -n 200 -F -p 18708 $s"
+	pair_again=
 }
 
 # pair_mckey GROUP SENDER [SECONDS]: multicast through rdma_cm (mckey), a
