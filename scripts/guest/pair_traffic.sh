@@ -121,7 +121,8 @@ pair_serve() {
 # or for UD a SIDR reply "no such service"), and the client's retry of
 # perftest before 26.04 (trixie's) crashes. perftest's commit 3d9d8d0
 # "Fix crashes and logical flaws in RDMA CM connection retry" fixed the
-# retry; the race is still there.
+# retry; the race is still there. $pair_tries tells how many runs it took.
+pair_cm_race='RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE; error: 1)'
 pair_cmd_n=0
 pair_cmd() {
 	local d=$1 server=$2 rc try=1 tag client=a verdict
@@ -162,6 +163,7 @@ pair_cmd() {
 		fi
 		try=$((try + 1))
 	done
+	pair_tries=$try
 	if [ "$SROCE_ROLE" = "$server" ]; then
 		pair_result "$d: served" $rc /tmp/cmd.log
 	else
@@ -197,7 +199,7 @@ pair_cm() {
 	pair_cmd "ib_send_bw -c UD 1024 B, $who serving" "$server" \
 		'ib_send_bw -d $dev -x $g -c UD -s 1024 -n 200 -F -p 18705' \
 		"ib_send_bw -d \$dev -x \$g -c UD -s 1024 -n 200 -F -p 18705 $s"
-	pair_again='RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE; error: 1)'
+	pair_again=$pair_cm_race
 	pair_cmd "ib_send_bw -R (rdma_cm) 4096 B, $who serving" "$server" \
 		'ib_send_bw -d $dev -R -s 4096 -n 200 -F -p 18706' \
 		"ib_send_bw -d \$dev -R -s 4096 -n 200 -F -p 18706 $s"
