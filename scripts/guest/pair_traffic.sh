@@ -113,7 +113,7 @@ pair_serve() {
 # name $dev, $g and addresses.
 #
 # When $pair_again is set (an extended regex), a client that fails with
-# a log matching it tells the server, and both run again (three tries at
+# a log matching it tells the server, and both run again (four runs at
 # most, each retry a diagnostic line). It is for perftest over rdma_cm
 # (-R) alone: its server opens the listener for the test's QPs only
 # after a hand-shake that lets the client go at once, so under TCG the
@@ -152,7 +152,7 @@ pair_cmd() {
 		else
 			barrier "$tag-listen" 120
 			eval "timeout 120 $4" >/tmp/cmd.log 2>&1 || rc=$?
-			if [ $rc != 0 ] && [ -n "$pair_again" ] && [ $try -lt 3 ] &&
+			if [ $rc != 0 ] && [ -n "$pair_again" ] && [ $try -lt 4 ] &&
 				grep -Eq "$pair_again" /tmp/cmd.log; then
 				grep -E "$pair_again" /tmp/cmd.log | head -n 1 | diag
 				publish "$tag" again

@@ -39,9 +39,12 @@ else
 	pair_cm b sroce
 	# perftest -R's own race made certain (late_listen.c: a's listener
 	# for the test's QP 3 s late, once): b's client is refused, and
-	# the harness must run the pair again, once, and then pass.
+	# the harness must run the pair again and then pass (once more
+	# when the race also comes by itself, as it may). The
+	# trixie root has gcc-14 alone, deb12's (the host's) gcc.
 	if [ "$SROCE_ROLE" = a ]; then
-		check "the late-listener shim builds" gcc-14 -Wall -shared -fPIC \
+		cc=$(command -v gcc-14 || command -v gcc || echo gcc-14)
+		check "the late-listener shim builds ($cc)" "$cc" -Wall -shared -fPIC \
 			-o /tmp/late_listen.so "$SROCE_SRC/scripts/tests/late_listen.c"
 		touch "$SROCE_IO/late-listen"
 	fi
@@ -50,8 +53,8 @@ else
 		"env LD_PRELOAD=/tmp/late_listen.so LATE_LISTEN_ONCE=$SROCE_IO/late-listen ib_send_bw -d \$dev -R -s 4096 -n 50 -F -p 18709" \
 		'ib_send_bw -d $dev -R -s 4096 -n 50 -F -p 18709 192.0.2.1'
 	pair_again=
-	check "perftest -R with a late listener: run twice (tries: $pair_tries)" \
-		[ "$pair_tries" = 2 ]
+	check "perftest -R with a late listener: run again (runs: $pair_tries)" \
+		[ "$pair_tries" -ge 2 ]
 fi
 pair_cmd "rping over IPv6, data validated" a \
 	"rping -s -a 2001:db8::1 -p 18720 -V -C 20 -S 1000" \
