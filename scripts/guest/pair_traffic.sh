@@ -118,8 +118,9 @@ pair_serve() {
 # (-R) alone: its server opens the listener for the test's QPs only
 # after a hand-shake that lets the client go at once, so under TCG the
 # client's REQ can come first and be refused (REJ "invalid service ID",
-# or for UD a SIDR reply "no such service"), and the client's retry of
-# perftest before 26.04 (trixie's) crashes. perftest's commit 3d9d8d0
+# or for UD a SIDR reply "no such service"), and the client's retry in
+# perftest before 26.04 (trixie's 25.01 crashes there; bookworm's 4.5 has
+# the same code) is broken. perftest's commit 3d9d8d0
 # "Fix crashes and logical flaws in RDMA CM connection retry" fixed the
 # retry; the race is still there. $pair_tries tells how many runs it took.
 pair_cm_race='RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE; error: 1)'
