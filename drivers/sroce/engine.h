@@ -456,13 +456,74 @@ void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
 #define SROCE_TX_LIMIT	(512 * 1024)
 
 /**
+ * struct sroce_tx_acct - what one QP has below it in the IP stack
+ * @refs: one for the QP until its destroy has stopped its engines, one
+ *	per packet the stack has not freed yet
+ * @queued: bytes (truesize) of those packets
+ * @waiting: bit 0: an engine stopped at SROCE_TX_LIMIT; the destructor
+ *	that brings @queued to half wakes the QP's engines
+ * @qp: the QP; NULL from the start of its destroy on (RCU)
+ *
+ * Kept apart from the QP so that a destroy never waits for the stack: a
+ * netdev whose transmit queue has stopped for good holds this, not the
+ * QP, its memory and the process destroying it.
+ */
+struct sroce_tx_acct {
+	refcount_t refs;
+	atomic_t queued;
+	unsigned long waiting;
+	struct sroce_qp __rcu *qp;
+};
+
+/**
+ * sroce_tx_acct_new() - give a new QP its transmit accounting
+ * @qp: the QP, being created
+ *
+ * Context: process.
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_tx_acct_new(struct sroce_qp *qp);
+
+/**
+ * sroce_tx_acct_detach() - stop the destructors of a QP's packets waking it
+ * @qp: the QP, being destroyed
+ *
+ * A grace period must pass before @qp is freed: a destructor may have
+ * read the pointer just before.
+ *
+ * Context: any.
+ */
+void sroce_tx_acct_detach(struct sroce_qp *qp);
+
+/**
+ * sroce_tx_acct_put() - drop a QP's reference on its transmit accounting
+ * @qp: the QP, its engines stopped: nothing charges any more
+ *
+ * The accounting lives on while the stack holds packets of the QP.
+ *
+ * Context: any.
+ */
+void sroce_tx_acct_put(struct sroce_qp *qp);
+
+/**
+ * sroce_tx_drain() - wait until the stack has freed every packet sroce sent
+ *
+ * Their destructors are this module's code: called at module exit, after
+ * the devices are gone. Says every ten seconds what it waits for.
+ *
+ * Context: process.
+ */
+void sroce_tx_drain(void);
+
+/**
  * sroce_tx_charge() - account a packet to its QP until the stack frees it
  * @qp: the QP
  * @skb: the packet, about to go to sroce_net_xmit()
  *
- * The skb holds a reference on @qp until then (none once destroy began).
+ * The skb holds a reference on the QP's &struct sroce_tx_acct until then,
+ * not on the QP.
  *
- * Context: any.
+ * Context: any; the QP's engines are not stopped.
  */
 void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb);
 

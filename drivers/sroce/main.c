@@ -10,6 +10,7 @@
 #include <linux/netdevice.h>
 #include <rdma/rdma_netlink.h>
 
+#include "engine.h"
 #include "sroce.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
@@ -90,6 +91,8 @@ static void __exit sroce_exit(void)
 	/* Nothing left for netdev events to find, nor for packets to reach. */
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	sroce_net_exit();
+	/* Packets of destroyed QPs still in the stack run our destructor. */
+	sroce_tx_drain();
 	pr_info("unloaded\n");
 }
 

@@ -580,9 +580,12 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		init->cap.max_recv_wr = sroce_queue_slots(&qp->rq);
 	qp->cap = init->cap;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	err = sroce_req_init(qp);
+	err = sroce_tx_acct_new(qp);
 	if (err)
 		goto err_rings;
+	err = sroce_req_init(qp);
+	if (err)
+		goto err_tx;
 	err = sroce_resp_init(qp);
 	if (err)
 		goto err_req;
@@ -593,6 +596,8 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_req:
 	sroce_req_free(qp);
 	dst_cache_destroy(&qp->req.dst_cache);
+err_tx:
+	sroce_tx_acct_put(qp);
 err_rings:
 	if (qp->rq.ring)
 		sroce_queue_release(&qp->rq);
@@ -637,12 +642,15 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (ibqp->qp_type == IB_QPT_UD)
 		sroce_mcast_qp_gone(sdev, ibqp->qp_num);
 	xa_erase(&sdev->qps, ibqp->qp_num);
+	/* Packets the stack still holds no longer lead here either. */
+	sroce_tx_acct_detach(qp);
 	synchronize_rcu();
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->idle);
 	/* No packet can reach the QP now: stop the requester, then free. */
 	sroce_req_free(qp);
 	sroce_resp_free(qp);
+	sroce_tx_acct_put(qp);
 	/* Last: the responder sent through it too. */
 	dst_cache_destroy(&qp->req.dst_cache);
 	if (qp->rq.ring)
@@ -879,7 +887,7 @@ static int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	     rdma_nl_put_driver_u32(msg, "rd_outstanding",
 				    READ_ONCE(qp->req.rd_sent) - READ_ONCE(qp->req.rd_done)) ||
 	     rdma_nl_put_driver_u32(msg, "cwnd", READ_ONCE(qp->req.cw.cwnd)) ||
-	     rdma_nl_put_driver_u32(msg, "tx_queued", atomic_read(&qp->tx_queued)) ||
+	     rdma_nl_put_driver_u32(msg, "tx_queued", atomic_read(&qp->tx->queued)) ||
 	     rdma_nl_put_driver_u32(msg, "ack_timer", hrtimer_is_queued(&qp->req.ack_timer)) ||
 	     rdma_nl_put_driver_u32(msg, "req_flags", READ_ONCE(qp->req.flags) |
 				    READ_ONCE(qp->req.rewind) << 4 |

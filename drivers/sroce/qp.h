@@ -14,6 +14,7 @@
 #include "queue.h"
 
 struct sroce_dev;
+struct sroce_tx_acct;
 
 /* Device limits for QPs (query_device reports them, create enforces). */
 #define SROCE_MAX_QP		0x4000
@@ -106,10 +107,8 @@ struct sroce_qp_params {
  * @req: requester state (req.c)
  * @comp: completer state (comp.c)
  * @resp: responder state (resp.c)
- * @tx_queued: bytes (truesize) of this QP's requests and read responses
- *	handed to the IP stack and not yet freed by it
- * @tx_waiting: an engine stopped at SROCE_TX_LIMIT; the skb destructor
- *	that brings @tx_queued low again wakes both engines
+ * @tx: requests and read responses handed to the IP stack and not yet
+ *	freed by it (req.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -132,8 +131,7 @@ struct sroce_qp {
 	struct sroce_req req;
 	struct sroce_comp comp;
 	struct sroce_resp resp;
-	atomic_t tx_queued;
-	unsigned long tx_waiting;
+	struct sroce_tx_acct *tx;
 };
 
 /**

@@ -36,6 +36,7 @@
 #include <linux/delay.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "engine.h"
 #include "mr.h"
@@ -76,37 +77,102 @@ void sroce_req_kick(struct sroce_qp *qp)
 	queue_work_on(cpu, system_highpri_wq, &qp->req.work);
 }
 
+/* Accountings alive, of QPs or of packets outliving theirs: module exit. */
+static atomic_t sroce_tx_live = ATOMIC_INIT(0);
+
+static void sroce_tx_acct_release(struct sroce_tx_acct *tx)
+{
+	if (!refcount_dec_and_test(&tx->refs))
+		return;
+	kfree(tx);
+	if (atomic_dec_and_test(&sroce_tx_live))
+		wake_up_var(&sroce_tx_live);
+}
+
+/*
+ * Under RCU as a whole: the QP's memory while it is used here, and the
+ * module's text until the last wake_up_var() (sroce_tx_drain()).
+ */
 static void sroce_tx_destructor(struct sk_buff *skb)
 {
-	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
+	struct sroce_tx_acct *tx = skb_shinfo(skb)->destructor_arg;
+	struct sroce_qp *qp;
 
+	rcu_read_lock();
 	/* A value-returning atomic: fully ordered before the bit test. */
-	if (atomic_sub_return(skb->truesize, &qp->tx_queued) <= SROCE_TX_LIMIT / 2 &&
-	    test_bit(0, &qp->tx_waiting) && test_and_clear_bit(0, &qp->tx_waiting)) {
-		sroce_req_kick(qp);
-		queue_work(system_highpri_wq, &qp->resp.work);
+	if (atomic_sub_return(skb->truesize, &tx->queued) <= SROCE_TX_LIMIT / 2 &&
+	    test_bit(0, &tx->waiting) && test_and_clear_bit(0, &tx->waiting)) {
+		qp = rcu_dereference(tx->qp);
+		/* Its destroy may be waiting for the last reference. */
+		if (qp && refcount_inc_not_zero(&qp->refs)) {
+			sroce_req_kick(qp);
+			queue_work(system_highpri_wq, &qp->resp.work);
+			sroce_qp_put(qp);
+		}
 	}
-	sroce_qp_put(qp);
+	sroce_tx_acct_release(tx);
+	rcu_read_unlock();
+}
+
+int sroce_tx_acct_new(struct sroce_qp *qp)
+{
+	struct sroce_tx_acct *tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+
+	if (!tx)
+		return -ENOMEM;
+	refcount_set(&tx->refs, 1);
+	RCU_INIT_POINTER(tx->qp, qp);
+	atomic_inc(&sroce_tx_live);
+	qp->tx = tx;
+	return 0;
+}
+
+void sroce_tx_acct_detach(struct sroce_qp *qp)
+{
+	RCU_INIT_POINTER(qp->tx->qp, NULL);
+}
+
+void sroce_tx_acct_put(struct sroce_qp *qp)
+{
+	sroce_tx_acct_release(qp->tx);
+	qp->tx = NULL;
+}
+
+void sroce_tx_drain(void)
+{
+	int left;
+
+	while (!wait_var_event_timeout(&sroce_tx_live, !atomic_read(&sroce_tx_live),
+				       10 * HZ)) {
+		left = atomic_read(&sroce_tx_live);
+		if (left)
+			pr_info("waiting for the network stack to free the packets of %d QPs\n",
+				left);
+	}
+	/* Every destructor past its rcu_read_unlock(). */
+	synchronize_rcu();
 }
 
 void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	/* A QP being destroyed takes no new references: not charged. */
-	if (!refcount_inc_not_zero(&qp->refs))
-		return;
-	atomic_add(skb->truesize, &qp->tx_queued);
-	skb_shinfo(skb)->destructor_arg = qp;
+	struct sroce_tx_acct *tx = qp->tx;
+
+	refcount_inc(&tx->refs);
+	atomic_add(skb->truesize, &tx->queued);
+	skb_shinfo(skb)->destructor_arg = tx;
 	skb->destructor = sroce_tx_destructor;
 }
 
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
-	if (atomic_read(&qp->tx_queued) <= SROCE_TX_LIMIT)
+	struct sroce_tx_acct *tx = qp->tx;
+
+	if (atomic_read(&tx->queued) <= SROCE_TX_LIMIT)
 		return false;
-	set_bit(0, &qp->tx_waiting);
+	set_bit(0, &tx->waiting);
 	/* The bit before the second look (pairs with the destructor's). */
 	smp_mb__after_atomic();
-	if (atomic_read(&qp->tx_queued) <= SROCE_TX_LIMIT)
+	if (atomic_read(&tx->queued) <= SROCE_TX_LIMIT)
 		return false;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_QUEUE);
 	return true;

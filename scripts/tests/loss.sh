@@ -159,6 +159,41 @@ pair_verify "cut" 19200 b "$g" --timeout 16 \
 	--cut "tc qdisc replace dev eth0 parent 1:3 netem loss 100%"
 impair
 check_fails "cut: no RC QP left behind" sh -c 'rdma resource show qp | grep "type RC"'
+
+# 2b. A transmit queue that never moves: the cut again, but a's packets
+# are held, not dropped, as in a NIC whose ring has stopped: netem lets
+# one packet through and the next 100 s later (a slot; with no delay it
+# keeps the skbs' owners, unlike netem delay). The QP fails, rc_verify
+# exits and destroys it while its packets are still queued: the destroy
+# must not wait for the stack to free them (a process stuck in D state
+# for good, seen once on deb12 with a stuck virtio-net ring). (netem,
+# not sch_plug: the debug kernel has no plug.)
+backlog() {
+	tc -s qdisc show dev eth0 parent 1:3 |
+		sed -n 's/.*backlog [^ ]* \([0-9]*\)p.*/\1/p' | head -n 1
+}
+pair_verify "held" 19210 b "$g" --timeout 16 \
+	--cut "tc qdisc replace dev eth0 parent 1:3 netem slot 100s packets 1 limit 100000"
+if [ "$SROCE_ROLE" = a ]; then
+	held=$(backlog)
+	check "held: the QP went with $held packets still queued" [ "${held:-0}" -gt 0 ]
+	check_fails "held: no RC QP left behind" sh -c 'rdma resource show qp | grep "type RC"'
+	# The packets run sroce's destructor when freed: module exit must
+	# wait for them, not leave them a pointer into unloaded text.
+	rdma link delete dev0
+	rm -f /tmp/rmmod.rc
+	(rmmod sroce; echo $? >/tmp/rmmod.rc) >/tmp/rmmod.log 2>&1 &
+	rmmod_pid=$!
+	sleep 3
+	check "held: rmmod waits for the queued packets" [ ! -e /tmp/rmmod.rc ]
+	# A new leaf frees what netem held.
+	check "held: the queue lets go" impair
+	check "held: then rmmod succeeds" wait_for 20 grep -qx 0 /tmp/rmmod.rc
+	wait $rmmod_pid
+	check "held: sroce back" sh -c '{ modprobe sroce 2>/dev/null || insmod "$SROCE_KO"; } && rdma link add dev0 type sroce netdev eth0'
+	check "held: IPv4 GID again" wait_for 10 pair_gid dev0
+fi
+impair
 under "after the cut, sroce<->sroce" 19201 a ""
 
 # 3. sroce against rdma_rxe: guest b swaps its driver.
