@@ -69,13 +69,7 @@ else
 fi
 raw=$SROCE_IO/bench.raw
 
-gid() {
-	local f
-	for f in /sys/class/infiniband/dev0/ports/1/gids/*; do
-		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
-	done
-	return 1
-}
+gid() { gid_match dev0 "ffff:c000:020$me"; }
 busy() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 # The kernel's share: system, irq, softirq (the driver, the stacks, virtio;
 # not perftest's polling loop).

@@ -11,15 +11,7 @@ ip addr add 2001:db8::1/64 dev veth0 nodad
 rdma link add sroce0 type sroce netdev veth0
 
 # gid_index ADDRESS-PREFIX: the index of the first GID that starts with it.
-gid_index() {
-	for f in /sys/class/infiniband/sroce0/ports/1/gids/*; do
-		if grep -q "^$1" "$f" 2>/dev/null; then
-			basename "$f"
-			return 0
-		fi
-	done
-	return 1
-}
+gid_index() { gid_match sroce0 "^$1"; }
 wait_for 10 gid_index 0000:0000:0000:0000:0000:ffff:c000:0201 >/dev/null
 wait_for 10 gid_index 2001:0db8 >/dev/null
 g4=$(gid_index 0000:0000:0000:0000:0000:ffff:c000:0201)

@@ -7,13 +7,7 @@
 
 # pair_gid DEV [PATTERN]: the index of DEV's GID matching PATTERN, by
 # default the one for 192.0.2.$me (IPv4-mapped).
-pair_gid() {
-	local f
-	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		grep -q "${2:-ffff:c000:020$me}" "$f" 2>/dev/null && { basename "$f"; return 0; }
-	done
-	return 1
-}
+pair_gid() { gid_match "$1" "${2:-ffff:c000:020$me}"; }
 
 # pair_result DESCRIPTION RC LOG: one TAP line for a run, its log on failure.
 pair_result() {

@@ -65,6 +65,15 @@ tap_relay() {
 	done <"$1"
 }
 
+# gid_match DEVICE PATTERN: the index of DEVICE's first GID (in the
+# sysfs directory's order) that matches PATTERN, or failure. One grep
+# over the table: a loop of one grep per entry of its 1024 took over a
+# minute on the debug kernel (fork and exec under TCG and KASAN).
+gid_match() {
+	grep -lis -- "$2" /sys/class/infiniband/"$1"/ports/1/gids/* |
+		head -n 1 | sed 's|.*/||' | grep .
+}
+
 # port_listening [PORT]: something listens for a connection in this
 # guest, on PORT when given: an rdma_cm ID in LISTEN (rping, ucmatose,
 # udaddy, perftest -R) or a TCP socket (perftest's and the pingpongs'

@@ -27,12 +27,7 @@ ip addr add "192.0.2.$me/24" dev eth0
 tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2
 tc qdisc replace dev eth0 parent 1:3 pfifo
 
-gid_index() {
-	for f in /sys/class/infiniband/dev0/ports/1/gids/*; do
-		grep -q "ffff:c000:020$me" "$f" 2>/dev/null && { basename "$f"; return 0; }
-	done
-	return 1
-}
+gid_index() { gid_match dev0 "ffff:c000:020$me"; }
 
 # run DRIVER TOOL NETEM PORT: one timed run; b prints the result line.
 run() {

@@ -52,12 +52,7 @@ check "the short one is counted as such" [ "$(counter rx_drop_short)" -ge 1 ]
 
 # RC traffic across the link: a serves, b connects (rc_pingpong validates
 # every buffer it receives).
-gid_index() {
-	for f in "$sysdev"/sroce0/ports/1/gids/*; do
-		grep -qi "$1" "$f" && { basename "$f"; return 0; }
-	done
-	return 1
-}
+gid_index() { gid_match sroce0 "$1"; }
 g4=$(gid_index "ffff:c000:020$me")
 g6=$(gid_index "2001:0db8:0000:0000:0000:0000:0000:000$me")
 # pingpong DESCRIPTION PORT ARGS...
