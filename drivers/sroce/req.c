@@ -103,7 +103,10 @@ static void sroce_tx_destructor(struct sk_buff *skb)
 	if (atomic_sub_return(skb->truesize, &tx->queued) <= SROCE_TX_LIMIT / 2 &&
 	    test_bit(0, &tx->waiting) && test_and_clear_bit(0, &tx->waiting)) {
 		qp = rcu_dereference(tx->qp);
-		/* Its destroy may be waiting for the last reference. */
+		/*
+		 * Not NULL: its destroy has not passed the grace period, the
+		 * table's reference still holds (the test only guards that).
+		 */
 		if (qp && refcount_inc_not_zero(&qp->refs)) {
 			sroce_req_kick(qp);
 			queue_work(system_highpri_wq, &qp->resp.work);
