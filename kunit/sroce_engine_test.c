@@ -6,7 +6,8 @@
  * including wrap-around and a compare that fails; the RNR NAK timer codes
  * and the local ACK timeout; the responder's decision table by PSN (in
  * order, ahead, behind, far behind, across the wrap); the requester's
- * window, and how it adapts to loss.
+ * window, and how it adapts to loss; each QP's share of its device's
+ * transmit pool.
  */
 #include <kunit/test.h>
 
@@ -347,6 +348,16 @@ static void cwnd_ack_every_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(1), 2U);
 }
 
+/* The even share of the pool, within the per-QP floor and ceiling. */
+static void tx_limit_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_tx_limit(0), (u32)SROCE_TX_LIMIT);
+	KUNIT_EXPECT_EQ(test, sroce_tx_limit(1), (u32)SROCE_TX_LIMIT);
+	KUNIT_EXPECT_EQ(test, sroce_tx_limit(2), (u32)SROCE_TX_POOL / 2);
+	KUNIT_EXPECT_EQ(test, sroce_tx_limit(4), (u32)SROCE_TX_POOL / 4);
+	KUNIT_EXPECT_EQ(test, sroce_tx_limit(64), (u32)SROCE_TX_LIMIT_MIN);
+}
+
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
 	KUNIT_CASE(psn_verdict_test),
@@ -360,6 +371,7 @@ static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(ack_timeout_test),
 	KUNIT_CASE(atomic_fetch_add_test),
 	KUNIT_CASE(atomic_cmp_swap_test),
+	KUNIT_CASE(tx_limit_test),
 	{}
 };
 

@@ -19,6 +19,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
+#include "engine.h"
 #include "mr.h"
 #include "qp.h"
 #include "srq.h"
@@ -226,6 +227,8 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 
 	if (sdev->ndev)
 		netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	if (sdev->tx_pool)
+		sroce_tx_pool_put(sdev->tx_pool);
 	/* Every MR was deregistered before the device could go. */
 	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->qps) ||
 		!xa_empty(&sdev->srqs) || !xa_empty(&sdev->ahs) ||
@@ -340,6 +343,9 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sdev->port_state = sroce_netdev_port_state(ndev);
 	sdev->active_mtu = iboe_get_mtu(READ_ONCE(ndev->mtu));
 
+	sdev->tx_pool = sroce_tx_pool_new();
+	if (!sdev->tx_pool)
+		return -ENOMEM;
 	return ib_device_set_netdev(ibdev, ndev, SROCE_PORT_NUM);
 }
 

@@ -455,14 +455,67 @@ void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
  */
 #define SROCE_TX_LIMIT	(512 * 1024)
 
+/*
+ * What a device's QPs may have below them together, shared evenly by the
+ * QPs that have packets queued (each between SROCE_TX_LIMIT_MIN and
+ * SROCE_TX_LIMIT). With SROCE_TX_LIMIT each, four QPs kept four times
+ * that in one qdisc, their ACKs came back behind it after perftest's
+ * 67 ms ACK timeout, and every timeout sent again behind the same queue
+ * (Documentation/datapath.rst, "Pacing").
+ */
+#define SROCE_TX_POOL		(512 * 1024)
+#define SROCE_TX_LIMIT_MIN	(128 * 1024)
+
+/**
+ * struct sroce_tx_pool - what the QPs of one device have below them
+ * @refs: one for the device, one per &struct sroce_tx_acct of its QPs
+ * @busy: QPs of the device with packets below them now
+ *
+ * Outlives the device as the accountings outlive their QPs: a packet's
+ * destructor may run after the device is gone.
+ */
+struct sroce_tx_pool {
+	refcount_t refs;
+	atomic_t busy;
+};
+
+/**
+ * sroce_tx_pool_new() - a device's transmit pool
+ *
+ * Context: process.
+ * Return: the pool with one reference, the device's, or NULL.
+ */
+struct sroce_tx_pool *sroce_tx_pool_new(void);
+
+/**
+ * sroce_tx_pool_put() - drop a reference on a transmit pool
+ * @pool: the pool
+ *
+ * Context: any.
+ */
+void sroce_tx_pool_put(struct sroce_tx_pool *pool);
+
+/**
+ * sroce_tx_limit() - what one QP may have queued
+ * @busy: how many QPs of its device have packets queued (itself included)
+ *
+ * Its share of SROCE_TX_POOL, not below SROCE_TX_LIMIT_MIN nor above
+ * SROCE_TX_LIMIT.
+ *
+ * Context: any.
+ * Return: bytes (skb truesize).
+ */
+u32 sroce_tx_limit(int busy);
+
 /**
  * struct sroce_tx_acct - what one QP has below it in the IP stack
  * @refs: one for the QP until its destroy has stopped its engines, one
  *	per packet the stack has not freed yet
  * @queued: bytes (truesize) of those packets
- * @waiting: bit 0: an engine stopped at SROCE_TX_LIMIT; the destructor
- *	that brings @queued to half wakes the QP's engines
+ * @waiting: bit 0: an engine stopped at its limit (sroce_tx_limit()); the
+ *	destructor that brings @queued to half of it wakes the QP's engines
  * @qp: the QP; NULL from the start of its destroy on (RCU)
+ * @pool: its device's pool, referenced
  *
  * Kept apart from the QP so that a destroy never waits for the stack: a
  * netdev whose transmit queue has stopped for good holds this, not the
@@ -473,6 +526,7 @@ struct sroce_tx_acct {
 	atomic_t queued;
 	unsigned long waiting;
 	struct sroce_qp __rcu *qp;
+	struct sroce_tx_pool *pool;
 };
 
 /**
@@ -528,7 +582,7 @@ void sroce_tx_drain(void);
 void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb);
 
 /**
- * sroce_tx_throttled() - whether a QP has SROCE_TX_LIMIT queued
+ * sroce_tx_throttled() - whether a QP has its limit queued
  * @qp: the QP
  *
  * When true, the caller stops sending; the requester and the responder

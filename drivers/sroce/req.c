@@ -80,10 +80,39 @@ void sroce_req_kick(struct sroce_qp *qp)
 /* Accountings alive, of QPs or of packets outliving theirs: module exit. */
 static atomic_t sroce_tx_live = ATOMIC_INIT(0);
 
+struct sroce_tx_pool *sroce_tx_pool_new(void)
+{
+	struct sroce_tx_pool *pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+
+	if (pool)
+		refcount_set(&pool->refs, 1);
+	return pool;
+}
+
+void sroce_tx_pool_put(struct sroce_tx_pool *pool)
+{
+	if (refcount_dec_and_test(&pool->refs))
+		kfree(pool);
+}
+
+u32 sroce_tx_limit(int busy)
+{
+	return clamp_t(u32, SROCE_TX_POOL / max(busy, 1), SROCE_TX_LIMIT_MIN,
+		       SROCE_TX_LIMIT);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_tx_limit);
+
+/* The QP's share now: the pool's QPs with packets queued may change it. */
+static int sroce_tx_acct_limit(const struct sroce_tx_acct *tx)
+{
+	return sroce_tx_limit(atomic_read(&tx->pool->busy));
+}
+
 static void sroce_tx_acct_release(struct sroce_tx_acct *tx)
 {
 	if (!refcount_dec_and_test(&tx->refs))
 		return;
+	sroce_tx_pool_put(tx->pool);
 	kfree(tx);
 	if (atomic_dec_and_test(&sroce_tx_live))
 		wake_up_var(&sroce_tx_live);
@@ -97,10 +126,15 @@ static void sroce_tx_destructor(struct sk_buff *skb)
 {
 	struct sroce_tx_acct *tx = skb_shinfo(skb)->destructor_arg;
 	struct sroce_qp *qp;
+	int left;
 
 	rcu_read_lock();
 	/* A value-returning atomic: fully ordered before the bit test. */
-	if (atomic_sub_return(skb->truesize, &tx->queued) <= SROCE_TX_LIMIT / 2 &&
+	left = atomic_sub_return(skb->truesize, &tx->queued);
+	if (!left)
+		atomic_dec(&tx->pool->busy);
+	/* An empty queue always wakes: whatever the share, a waiter goes. */
+	if (left <= sroce_tx_acct_limit(tx) / 2 &&
 	    test_bit(0, &tx->waiting) && test_and_clear_bit(0, &tx->waiting)) {
 		qp = rcu_dereference(tx->qp);
 		/*
@@ -125,6 +159,8 @@ int sroce_tx_acct_new(struct sroce_qp *qp)
 		return -ENOMEM;
 	refcount_set(&tx->refs, 1);
 	RCU_INIT_POINTER(tx->qp, qp);
+	tx->pool = to_sdev(qp->ibqp.device)->tx_pool;
+	refcount_inc(&tx->pool->refs);
 	atomic_inc(&sroce_tx_live);
 	qp->tx = tx;
 	return 0;
@@ -161,7 +197,8 @@ void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_tx_acct *tx = qp->tx;
 
 	refcount_inc(&tx->refs);
-	atomic_add(skb->truesize, &tx->queued);
+	if (!atomic_fetch_add(skb->truesize, &tx->queued))
+		atomic_inc(&tx->pool->busy);
 	skb_shinfo(skb)->destructor_arg = tx;
 	skb->destructor = sroce_tx_destructor;
 }
@@ -170,12 +207,12 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 {
 	struct sroce_tx_acct *tx = qp->tx;
 
-	if (atomic_read(&tx->queued) <= SROCE_TX_LIMIT)
+	if (atomic_read(&tx->queued) <= sroce_tx_acct_limit(tx))
 		return false;
 	set_bit(0, &tx->waiting);
 	/* The bit before the second look (pairs with the destructor's). */
 	smp_mb__after_atomic();
-	if (atomic_read(&tx->queued) <= SROCE_TX_LIMIT)
+	if (atomic_read(&tx->queued) <= sroce_tx_acct_limit(tx))
 		return false;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_QUEUE);
 	return true;

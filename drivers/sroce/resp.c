@@ -266,7 +266,7 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
 /*
  * Send pending responses, oldest first, at most @budget packets, then
  * the ACK that waited behind them. Returns 1 when some remain, 0 when
- * all went or the QP has SROCE_TX_LIMIT queued, -EACCES when a READ's
+ * all went or the QP has its limit queued, -EACCES when a READ's
  * memory went away (NAKed; the caller moves the QP to ERR once the lock
  * is dropped).
  */

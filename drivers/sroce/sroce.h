@@ -76,8 +76,8 @@
  *	completed, nothing sent)
  * @SROCE_CNT_TX_WAIT_WINDOW: times a requester stopped with the window of
  *	unacknowledged PSNs full
- * @SROCE_CNT_TX_WAIT_QUEUE: times an engine stopped with SROCE_TX_LIMIT
- *	of its packets in the IP stack and the NIC
+ * @SROCE_CNT_TX_WAIT_QUEUE: times an engine stopped with its limit
+ *	(sroce_tx_limit()) of its packets in the IP stack and the NIC
  * @SROCE_CNT_TX_WINDOW_PROBE: times a requester's window grew past its
  *	ceiling (a clean path with a short round trip)
  * @SROCE_NUM_COUNTERS: number of counters
@@ -139,6 +139,8 @@ enum sroce_obj {
 	SROCE_NUM_OBJ
 };
 
+struct sroce_tx_pool;
+
 /**
  * struct sroce_dev - one sroce RDMA device, bound to one Ethernet netdev
  * @ibdev: the RDMA core's device; must stay first (ib_alloc_device)
@@ -158,6 +160,8 @@ enum sroce_obj {
  * @mcg_lock: guards @mcgs and the groups' members for the packet path
  * @mcgs: the multicast groups with QPs attached
  * @nmcg: how many (under @mcg_mutex)
+ * @tx_pool: what its QPs have queued together (engine.h); the device
+ *	holds a reference until dealloc_driver
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -175,6 +179,7 @@ struct sroce_dev {
 	spinlock_t mcg_lock;	/* see the kernel-doc above */
 	struct list_head mcgs;
 	u32 nmcg;
+	struct sroce_tx_pool *tx_pool;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
