@@ -49,6 +49,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_IMPLIED_NAK] = { .name = "rx_implied_nak" },
 	[SROCE_CNT_RX_READ_AHEAD] = { .name = "rx_read_ahead" },
 	[SROCE_CNT_ACK_TIMEOUT] = { .name = "ack_timeout" },
+	[SROCE_CNT_ACK_HELD] = { .name = "ack_timeout_held" },
 	[SROCE_CNT_TX_REWIND] = { .name = "tx_rewind" },
 	[SROCE_CNT_TX_RETRANSMIT] = { .name = "tx_retransmit" },
 	[SROCE_CNT_TX_NAK_SEQ] = { .name = "tx_nak_seq" },

@@ -128,6 +128,15 @@ enum {
 /* How far ahead a read response is held: the bits of comp.read_held. */
 #define SROCE_READ_HELD_MAX	64
 
+/*
+ * Local ACK timeouts in a row held back, without progress, because the
+ * QP still had packets in this host's qdisc or NIC ring: what it waits
+ * for may not have left yet (TCP does not send again a segment still in
+ * the host's queue either). Bounded, so that a ring that never moves
+ * again still fails the QP, SROCE_ACK_HOLD periods later.
+ */
+#define SROCE_ACK_HOLD		3
+
 /**
  * struct sroce_cwnd - the requester's window of PSNs in flight
  * @cwnd: PSNs that may be sent and not acknowledged now (written under
@@ -269,6 +278,9 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  *	progress
  * @rnr_left: RNR retries left (ignored when rnr_retry is 7); reset by
  *	progress
+ * @hold_left: local ACK timeouts that may still be held back because the
+ *	QP's packets are still in this host (SROCE_ACK_HOLD); reset by
+ *	progress
  * @timers_off: the QP is going away: @ack_timer does nothing (under sq_lock)
  * @ack_timer: the local ACK timeout, pending while packets are unanswered;
  *	an hrtimer, because IBTA bounds the time to RETRY_EXC_ERR by
@@ -281,7 +293,7 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  * @cpu: the CPU of the last post_send, where @work runs
  *	(WORK_CPU_UNBOUND before the first)
  *
- * Fields the completer and the timers share (@rewind to @rnr_left) are
+ * Fields the completer and the timers share (@rewind to @hold_left) are
  * under the QP's sq_lock; the rest is the requester's own.
  */
 struct sroce_req {
@@ -310,6 +322,7 @@ struct sroce_req {
 	bool rnr_wait;
 	u8 retry_left;
 	u8 rnr_left;
+	u8 hold_left;
 	bool timers_off;
 	struct hrtimer ack_timer;
 	struct timer_list rnr_timer;

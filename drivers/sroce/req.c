@@ -248,6 +248,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	qp->comp.acked_psn = sroce_psn_add(req->psn, SROCE_PSN_MASK);
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
+	req->hold_left = SROCE_ACK_HOLD;
 	sroce_cwnd_init(&req->cw,
 			sroce_cwnd_ceiling(ib_mtu_enum_to_int(qp->params.path_mtu)),
 			sroce_ack_timeout_usecs(qp->params.timeout));
@@ -305,6 +306,7 @@ void sroce_req_progress(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->sq_lock);
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
+	req->hold_left = SROCE_ACK_HOLD;
 	qp->comp.gap_set = false;
 	/*
 	 * Restarted, never cancelled here: the requester may be sending at
@@ -350,6 +352,21 @@ u32 sroce_req_last_sent(struct sroce_qp *qp)
 	return sroce_psn_add(READ_ONCE(qp->req.high_psn), SROCE_PSN_MASK);
 }
 
+/*
+ * Whether an ACK timeout comes too early to count: the QP still has
+ * packets in this host, so the request waited for may still be queued
+ * behind them (SROCE_ACK_HOLD). A loss of what did leave is still seen
+ * sooner, by the sequence NAK the packets behind it bring.
+ */
+static bool sroce_req_hold_timeout(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	if (!qp->req.hold_left || !atomic_read(&qp->tx->queued))
+		return false;
+	qp->req.hold_left--;
+	return true;
+}
+
 static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, req.ack_timer);
@@ -371,6 +388,11 @@ static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 	    (head != pos ||
 	     sroce_psn_diff(READ_ONCE(qp->req.psn), qp->comp.acked_psn) > 1) &&
 	    !qp->req.rnr_wait && !qp->req.timers_off) {
+		if (sroce_req_hold_timeout(qp)) {
+			sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_HELD);
+			sroce_req_arm(qp, true);
+			goto out;
+		}
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_TIMEOUT);
 		sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), true);
 		fail = sroce_req_retry(qp, false, 0, -1);
@@ -382,6 +404,7 @@ static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 		if (kick)
 			sroce_req_arm(qp, true);
 	}
+out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (fail != IB_WC_SUCCESS)
 		sroce_qp_fail_send(qp, head, fail);

@@ -64,6 +64,8 @@
  * @SROCE_CNT_RX_READ_AHEAD: read responses that arrived ahead of the one
  *	awaited and were placed all the same (reordering)
  * @SROCE_CNT_ACK_TIMEOUT: local ACK timeouts that led to a retransmission
+ * @SROCE_CNT_ACK_HELD: local ACK timeouts held back: the QP's packets were
+ *	still in this host's qdisc or NIC ring (SROCE_ACK_HOLD)
  * @SROCE_CNT_TX_REWIND: times the requester went back to send again
  * @SROCE_CNT_TX_RETRANSMIT: request packets sent again
  * @SROCE_CNT_TX_NAK_SEQ: sequence error NAKs sent
@@ -108,6 +110,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_IMPLIED_NAK,
 	SROCE_CNT_RX_READ_AHEAD,
 	SROCE_CNT_ACK_TIMEOUT,
+	SROCE_CNT_ACK_HELD,
 	SROCE_CNT_TX_REWIND,
 	SROCE_CNT_TX_RETRANSMIT,
 	SROCE_CNT_TX_NAK_SEQ,

@@ -167,12 +167,13 @@ check_fails "cut: no RC QP left behind" sh -c 'rdma resource show qp | grep "typ
 # exits and destroys it while its packets are still queued: the destroy
 # must not wait for the stack to free them (a process stuck in D state
 # for good, seen once on deb12 with a stuck virtio-net ring). (netem,
-# not sch_plug: the debug kernel has no plug.)
+# not sch_plug: the debug kernel has no plug.) With its packets still in
+# the host, sroce holds back SROCE_ACK_HOLD (3) timeouts first: --held 3.
 backlog() {
 	tc -s qdisc show dev eth0 parent 1:3 |
 		sed -n 's/.*backlog [^ ]* \([0-9]*\)p.*/\1/p' | head -n 1
 }
-pair_verify "held" 19210 b "$g" --timeout 16 \
+pair_verify "held" 19210 b "$g" --timeout 16 --held 3 \
 	--cut "tc qdisc replace dev eth0 parent 1:3 netem slot 100s packets 1 limit 100000"
 if [ "$SROCE_ROLE" = a ]; then
 	held=$(backlog)

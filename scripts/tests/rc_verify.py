@@ -10,13 +10,16 @@ Usage:
   rc_verify.py server DEV GID_INDEX [--port P] [--qps N] [--timeout T]
   rc_verify.py client DEV GID_INDEX HOST [--port P] [--qps N]
                       [--sizes 0,1,4096,...] [--iters N] [--faa N]
-                      [--timeout T] [--cut COMMAND]
+                      [--timeout T] [--cut COMMAND [--held N]]
 
 --timeout is the QPs' local ACK timeout (4.096 us << T, default 14).
 With --cut the client instead streams 4 KiB WRITEs on QP 0, runs COMMAND
 (which cuts the link) after two seconds, and checks how the stream ends:
 RETRY_EXC_ERR, within 1.1 x (retry_cnt + 1) x the timeout of the last
-WRITE acknowledged; the server's QP still RTS.
+WRITE acknowledged; the server's QP still RTS. --held N: the cut holds
+the client's packets in its own host, and its driver holds back N
+timeouts for that (sroce: SROCE_ACK_HOLD), so the stream fails N
+timeouts later.
 
 The two ends agree on QPs and memory over a TCP connection (HOST:P), which
 also carries the client's requests to check the server's memory. Works in
@@ -424,7 +427,7 @@ def cut(a, end, link, rkey, raddr):
     tap(failed_wc is not None and failed_wc.status == e.IBV_WC_RETRY_EXC_ERR,
         'cut: the stream fails RETRY_EXC_ERR',
         'status %s' % (failed_wc.status if failed_wc else 'none in 120 s'))
-    unit = (retry_cnt + 1) * 4.096e-6 * (1 << a.timeout)
+    unit = (retry_cnt + 1 + a.held) * 4.096e-6 * (1 << a.timeout)
     took = (fail_t - last_ok) if fail_t else 0
     # Not early either (0.9: the last ACK is seen here a little late).
     tap(fail_t is not None and 0.9 * unit <= took <= 1.1 * unit,
@@ -452,6 +455,7 @@ def main():
     p.add_argument('--faa', type=int, default=32)
     p.add_argument('--timeout', type=int, default=14)
     p.add_argument('--cut')
+    p.add_argument('--held', type=int, default=0)
     a = p.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(',')]
     try:
