@@ -129,11 +129,11 @@ enum {
 #define SROCE_READ_HELD_MAX	64
 
 /*
- * Local ACK timeouts in a row held back, without progress, because the
- * QP still had packets in this host's qdisc or NIC ring: what it waits
- * for may not have left yet (TCP does not send again a segment still in
- * the host's queue either). Bounded, so that a ring that never moves
- * again still fails the QP, SROCE_ACK_HOLD periods later.
+ * Local ACK timeouts held back between two progresses because the QP
+ * still had packets in this host's qdisc or NIC ring: what it waits for
+ * may not have left yet (TCP does not send again a segment still in the
+ * host's queue either). Bounded, so that a ring that never moves again
+ * still fails the QP, SROCE_ACK_HOLD periods later.
  */
 #define SROCE_ACK_HOLD		3
 
@@ -284,7 +284,8 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  * @timers_off: the QP is going away: @ack_timer does nothing (under sq_lock)
  * @ack_timer: the local ACK timeout, pending while packets are unanswered;
  *	an hrtimer, because IBTA bounds the time to RETRY_EXC_ERR by
- *	(retry_cnt + 1) timeouts and the timer wheel's slack at these
+ *	(retry_cnt + 1) timeouts (SROCE_ACK_HOLD more while our own packets
+ *	cannot leave this host) and the timer wheel's slack at these
  *	periods is up to an eighth
  * @rnr_timer: the RNR NAK's wait
  * @path: where packets go, set on entering RTR
@@ -471,7 +472,8 @@ void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
 /*
  * What a device's QPs may have below them together, shared evenly by the
  * QPs that have packets queued (each between SROCE_TX_LIMIT_MIN and
- * SROCE_TX_LIMIT). With SROCE_TX_LIMIT each, four QPs kept four times
+ * SROCE_TX_LIMIT: past four such QPs the floor lets the sum pass it,
+ * 2 MiB for sixteen). With SROCE_TX_LIMIT each, four QPs kept four times
  * that in one qdisc, their ACKs came back behind it after perftest's
  * 67 ms ACK timeout, and every timeout sent again behind the same queue
  * (Documentation/datapath.rst, "Pacing").
@@ -525,8 +527,12 @@ u32 sroce_tx_limit(int busy);
  * @refs: one for the QP until its destroy has stopped its engines, one
  *	per packet the stack has not freed yet
  * @queued: bytes (truesize) of those packets
+ * @packets: how many; counted apart, since a packet's truesize may grow
+ *	below us (a head reallocated) and @queued then never comes back to
+ *	exactly 0
  * @waiting: bit 0: an engine stopped at its limit (sroce_tx_limit()); the
- *	destructor that brings @queued to half of it wakes the QP's engines
+ *	destructor that brings @queued to half the limit as it is then, or
+ *	frees the last packet, wakes the QP's engines
  * @qp: the QP; NULL from the start of its destroy on (RCU)
  * @pool: its device's pool, referenced
  *
@@ -537,6 +543,7 @@ u32 sroce_tx_limit(int busy);
 struct sroce_tx_acct {
 	refcount_t refs;
 	atomic_t queued;
+	atomic_t packets;
 	unsigned long waiting;
 	struct sroce_qp __rcu *qp;
 	struct sroce_tx_pool *pool;
@@ -599,7 +606,8 @@ void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb);
  * @qp: the QP
  *
  * When true, the caller stops sending; the requester and the responder
- * work item are kicked once the queue has drained to half.
+ * work item are kicked once the queue has drained to half the limit as
+ * it is then, or has emptied.
  *
  * Context: any.
  * Return: true to stop.

@@ -126,15 +126,17 @@ static void sroce_tx_destructor(struct sk_buff *skb)
 {
 	struct sroce_tx_acct *tx = skb_shinfo(skb)->destructor_arg;
 	struct sroce_qp *qp;
+	bool empty;
 	int left;
 
 	rcu_read_lock();
-	/* A value-returning atomic: fully ordered before the bit test. */
 	left = atomic_sub_return(skb->truesize, &tx->queued);
-	if (!left)
+	/* Value-returning atomics: fully ordered before the bit test. */
+	empty = atomic_dec_and_test(&tx->packets);
+	if (empty)
 		atomic_dec(&tx->pool->busy);
 	/* An empty queue always wakes: whatever the share, a waiter goes. */
-	if (left <= sroce_tx_acct_limit(tx) / 2 &&
+	if ((empty || left <= sroce_tx_acct_limit(tx) / 2) &&
 	    test_bit(0, &tx->waiting) && test_and_clear_bit(0, &tx->waiting)) {
 		qp = rcu_dereference(tx->qp);
 		/*
@@ -197,7 +199,8 @@ void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_tx_acct *tx = qp->tx;
 
 	refcount_inc(&tx->refs);
-	if (!atomic_fetch_add(skb->truesize, &tx->queued))
+	atomic_add(skb->truesize, &tx->queued);
+	if (atomic_inc_return(&tx->packets) == 1)
 		atomic_inc(&tx->pool->busy);
 	skb_shinfo(skb)->destructor_arg = tx;
 	skb->destructor = sroce_tx_destructor;
@@ -361,7 +364,7 @@ u32 sroce_req_last_sent(struct sroce_qp *qp)
 static bool sroce_req_hold_timeout(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->sq_lock);
-	if (!qp->req.hold_left || !atomic_read(&qp->tx->queued))
+	if (!qp->req.hold_left || !atomic_read(&qp->tx->packets))
 		return false;
 	qp->req.hold_left--;
 	return true;
