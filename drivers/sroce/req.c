@@ -135,9 +135,13 @@ static void sroce_tx_destructor(struct sk_buff *skb)
 	empty = atomic_dec_and_test(&tx->packets);
 	if (empty)
 		atomic_dec(&tx->pool->busy);
-	/* An empty queue always wakes: whatever the share, a waiter goes. */
-	if ((empty || left <= sroce_tx_acct_limit(tx) / 2) &&
-	    test_bit(0, &tx->waiting) && test_and_clear_bit(0, &tx->waiting)) {
+	/*
+	 * The share (a read of the pool) only when someone waits. An empty
+	 * queue always wakes: whatever the share, a waiter goes.
+	 */
+	if (test_bit(0, &tx->waiting) &&
+	    (empty || left <= sroce_tx_acct_limit(tx) / 2) &&
+	    test_and_clear_bit(0, &tx->waiting)) {
 		qp = rcu_dereference(tx->qp);
 		/*
 		 * Not NULL: its destroy has not passed the grace period, the
