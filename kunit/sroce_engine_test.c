@@ -7,11 +7,12 @@
  * and the local ACK timeout; the responder's decision table by PSN (in
  * order, ahead, behind, far behind, across the wrap); the requester's
  * window, and how it adapts to loss; each QP's share of its device's
- * transmit pool.
+ * transmit pool; which responder resource a duplicate RDMA READ restarts.
  */
 #include <kunit/test.h>
 
 #include "engine.h"
+#include "psn.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
@@ -358,6 +359,122 @@ static void tx_limit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_tx_limit(64), (u32)SROCE_TX_LIMIT_MIN);
 }
 
+#define RES_MTU		4096
+#define RES_READ_PSNS	256	/* a 1 MiB READ at RES_MTU */
+
+/* A READ of RES_READ_PSNS responses from @psn, in a new resource. */
+static struct sroce_res *res_read(struct kunit *test, struct sroce_resp *resp,
+				  u32 psn)
+{
+	struct sroce_res *r = sroce_res_take(resp);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->kind = SROCE_RES_READ;
+	r->psn = psn;
+	r->next_psn = psn;
+	r->left = RES_READ_PSNS * RES_MTU;
+	return r;
+}
+
+/* The oldest pending resource sends @n responses; the last ends it. */
+static void res_send(struct sroce_resp *resp, u32 n)
+{
+	struct sroce_res *r = &resp->res[(resp->res_head + resp->nres -
+					  resp->res_pending) % resp->nres];
+
+	r->next_psn = sroce_psn_add(r->next_psn, n);
+	r->left -= n * RES_MTU;
+	if (!r->left) {
+		r->pending = false;
+		resp->res_pending--;
+	}
+}
+
+/*
+ * Duplicate READs: which resource answers, and what stays pending. The
+ * case that once cut a READ short: READs 1 and 2 sent in full, 3 under
+ * way; the requester goes back into READ 1 (its tail was lost), then
+ * asks for READ 2 again while READ 1's rest is still going out. READ 1
+ * must stay pending, ahead of READ 2.
+ */
+static void res_dup_read_test(struct kunit *test)
+{
+	struct sroce_res ring[4] = {};
+	struct sroce_resp resp = { .res = ring, .nres = ARRAY_SIZE(ring) };
+	struct sroce_res *r1, *r2, *r3, *again1, *again2;
+
+	r1 = res_read(test, &resp, 0);
+	r2 = res_read(test, &resp, 256);
+	r3 = res_read(test, &resp, 512);
+	res_send(&resp, 256);
+	res_send(&resp, 256);
+	res_send(&resp, 10);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 1U);
+
+	/* Into READ 1, finished and not the newest: a new resource. */
+	KUNIT_EXPECT_PTR_EQ(test, sroce_res_find_read(&resp, 200, RES_MTU), r1);
+	again1 = sroce_res_restart(&resp, r1, 200);
+	KUNIT_ASSERT_NOT_NULL(test, again1);
+	KUNIT_EXPECT_TRUE(test, again1 != r1 && again1 != r2);
+	KUNIT_EXPECT_EQ(test, again1->psn, 200U);
+	/* READ 3's responses are dropped: the requester asks again. */
+	KUNIT_EXPECT_FALSE(test, r3->pending && r3 != again1);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 1U);
+	again1->kind = SROCE_RES_READ;
+	again1->next_psn = 200;
+	again1->left = 56 * RES_MTU;
+	res_send(&resp, 30);
+
+	/* READ 2 again while READ 1's last 26 are still to go. */
+	KUNIT_EXPECT_PTR_EQ(test, sroce_res_find_read(&resp, 256, RES_MTU), r2);
+	again2 = sroce_res_restart(&resp, r2, 256);
+	KUNIT_ASSERT_NOT_NULL(test, again2);
+	KUNIT_EXPECT_TRUE(test, again1->pending);
+	KUNIT_EXPECT_TRUE(test, again2->pending);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
+	/* Oldest first: READ 1's rest goes out before READ 2. */
+	KUNIT_EXPECT_PTR_EQ(test, &resp.res[(resp.res_head + resp.nres - 2) %
+					    resp.nres], again1);
+	/* The newest resource holding a PSN is the one in use. */
+	KUNIT_EXPECT_PTR_EQ(test, sroce_res_find_read(&resp, 230, RES_MTU), again1);
+
+	/* A READ still pending restarts in place; nothing else moves. */
+	KUNIT_EXPECT_PTR_EQ(test, sroce_res_restart(&resp, again1, 210), again1);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
+}
+
+/* The newest READ, finished, is asked for again: pending in place. */
+static void res_dup_newest_test(struct kunit *test)
+{
+	struct sroce_res ring[2] = {};
+	struct sroce_resp resp = { .res = ring, .nres = ARRAY_SIZE(ring) };
+	struct sroce_res *r1, *r2;
+
+	r1 = res_read(test, &resp, 0xfffff0);
+	res_send(&resp, 256);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 0U);
+	/* Across the PSN wrap. */
+	KUNIT_EXPECT_PTR_EQ(test, sroce_res_find_read(&resp, 5, RES_MTU), r1);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_res_restart(&resp, r1, 5), r1);
+	KUNIT_EXPECT_TRUE(test, r1->pending);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 1U);
+
+	/*
+	 * Both slots pending and a READ after both asked for, one never
+	 * seen: none is free, and the two keep their place.
+	 */
+	r2 = res_read(test, &resp, 240);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
+	KUNIT_EXPECT_NULL(test, sroce_res_find_read(&resp, 600, RES_MTU));
+	KUNIT_EXPECT_NULL(test, sroce_res_restart(&resp, NULL, 600));
+	KUNIT_EXPECT_TRUE(test, r1->pending && r2->pending);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
+
+	/* Back before both: both dropped, the requester asks again. */
+	KUNIT_EXPECT_NOT_NULL(test, sroce_res_restart(&resp, NULL, 0xffff00));
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 1U);
+}
+
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
 	KUNIT_CASE(psn_verdict_test),
@@ -372,6 +489,8 @@ static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(atomic_fetch_add_test),
 	KUNIT_CASE(atomic_cmp_swap_test),
 	KUNIT_CASE(tx_limit_test),
+	KUNIT_CASE(res_dup_read_test),
+	KUNIT_CASE(res_dup_newest_test),
 	{}
 };
 

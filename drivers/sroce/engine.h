@@ -436,6 +436,53 @@ struct sroce_resp {
 };
 
 /**
+ * sroce_res_take() - a resource for a new RDMA READ or atomic
+ * @resp: the responder, its lock held
+ *
+ * The slot at @resp->res_head, cleared and pending, the newest of the
+ * ring.
+ *
+ * Context: softirq, under the responder's lock.
+ * Return: the resource, or NULL when all @resp->nres are pending.
+ */
+struct sroce_res *sroce_res_take(struct sroce_resp *resp);
+
+/**
+ * sroce_res_find_read() - the READ resource a response PSN belongs to
+ * @resp: the responder, its lock held
+ * @psn: a PSN of the READ's responses
+ * @mtu: the path MTU, in bytes
+ *
+ * Several may hold @psn when a READ asked for again took a resource of
+ * its own: the newest is the one still in use.
+ *
+ * Context: softirq, under the responder's lock.
+ * Return: the newest READ resource whose responses (sent or to send)
+ * include @psn, or NULL.
+ */
+struct sroce_res *sroce_res_find_read(struct sroce_resp *resp, u32 psn,
+				      u32 mtu);
+
+/**
+ * sroce_res_restart() - the resource a duplicate RDMA READ restarts in
+ * @resp: the responder, its lock held
+ * @r: the READ's resource (sroce_res_find_read()), or NULL
+ * @psn: the duplicate request's PSN
+ *
+ * @r itself when it is still pending. Otherwise the requester went back
+ * to @psn and sends every request after it again: the pending responses
+ * of requests from @psn on are dropped, those before it stay (it still
+ * waits for them) and go out first. @r is then pending again when it is
+ * the newest resource left, else the READ takes a new one behind them.
+ * The caller fills the READ in from the request.
+ *
+ * Context: softirq, under the responder's lock.
+ * Return: a pending resource, or NULL when none is free.
+ */
+struct sroce_res *sroce_res_restart(struct sroce_resp *resp,
+				    struct sroce_res *r, u32 psn);
+
+/**
  * struct sroce_skb_cursor - the next payload bytes of a received packet
  * @skb: the packet
  * @off: offset of the next byte in @skb

@@ -160,8 +160,7 @@ static struct sroce_res *sroce_res_oldest(struct sroce_resp *resp)
 			  resp->nres];
 }
 
-/* A resource for a new READ or atomic, or NULL when all are pending. */
-static struct sroce_res *sroce_res_take(struct sroce_resp *resp)
+struct sroce_res *sroce_res_take(struct sroce_resp *resp)
 {
 	struct sroce_res *r;
 
@@ -174,6 +173,7 @@ static struct sroce_res *sroce_res_take(struct sroce_resp *resp)
 	r->pending = true;
 	return r;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_take);
 
 struct sroce_read_dst {
 	u8 *dst;
@@ -441,41 +441,78 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	return SROCE_RESP_DONE;
 }
 
-/* The READ resource whose response PSNs hold @psn, or NULL. */
-static struct sroce_res *sroce_res_find_read(struct sroce_resp *resp, u32 psn,
-					     u32 mtu)
+struct sroce_res *sroce_res_find_read(struct sroce_resp *resp, u32 psn,
+				      u32 mtu)
 {
-	struct sroce_res *r;
+	struct sroce_res *r, *found = NULL;
 	u32 i, last;
 
+	/* From the oldest slot (the next one taken) to the newest. */
 	for (i = 0; i < resp->nres; i++) {
-		r = &resp->res[i];
+		r = &resp->res[(resp->res_head + i) % resp->nres];
 		if (r->kind != SROCE_RES_READ)
 			continue;
 		/* The last PSN it has sent or will send. */
 		last = sroce_psn_add(r->next_psn,
 				     DIV_ROUND_UP(r->left, mtu) + SROCE_PSN_MASK);
 		if (!sroce_psn_before(psn, r->psn) && !sroce_psn_before(last, psn))
-			return r;
+			found = r;
 	}
-	return NULL;
+	return found;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_find_read);
+
+/*
+ * The requester went back to @psn: it sends the requests from there on
+ * again, so the pending responses of those are dropped, newest first,
+ * and their slots taken again. Those of requests before @psn stay: it
+ * still waits for them, and they go out first.
+ */
+static void sroce_res_drop_from(struct sroce_resp *resp, u32 psn)
+{
+	u32 newest;
+
+	while (resp->res_pending) {
+		newest = (resp->res_head + resp->nres - 1) % resp->nres;
+		if (sroce_psn_before(resp->res[newest].psn, psn))
+			return;
+		resp->res[newest].pending = false;
+		resp->res_pending--;
+		resp->res_head = newest;
+	}
+}
+
+struct sroce_res *sroce_res_restart(struct sroce_resp *resp,
+				    struct sroce_res *r, u32 psn)
+{
+	if (r && r->pending)
+		return r;
+	sroce_res_drop_from(resp, psn);
+	if (r && !resp->res_pending &&
+	    r == &resp->res[(resp->res_head + resp->nres - 1) % resp->nres]) {
+		r->pending = true;
+		resp->res_pending++;
+		return r;
+	}
+	r = sroce_res_take(resp);
+	if (r)
+		r->psn = psn;
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_restart);
 
 /*
  * A duplicate RDMA READ request, for all or the rest of a READ (IBTA
  * 9.7.5.1.2: read again). When its resource is still pending and has
  * not reached the PSN asked for, the responses on their way answer it;
- * when the resource is pending, or the last one finished before the
- * pending ones, it restarts in place from the request, ahead of the
- * READs after it, which keep their place. Otherwise what is pending was
- * for requests the requester sends again: dropped, and the READ takes a
- * resource of its own. Returns: responses to push.
+ * otherwise it restarts from the request (sroce_res_restart()), its rkey
+ * checked again. Returns: responses to push.
  */
 static bool sroce_resp_dup_read(struct sroce_qp *qp, const struct sk_buff *skb,
-				const struct sroce_opcode_info *info, u32 pay)
+				u32 pay)
 {
 	struct sroce_resp *resp = &qp->resp;
-	u32 psn = sroce_bth_psn((const void *)skb->data), npsn, idx, prev;
+	u32 psn = sroce_bth_psn((const void *)skb->data);
 	struct sroce_res *r;
 
 	r = sroce_res_find_read(resp, psn, ib_mtu_enum_to_int(qp->params.path_mtu));
@@ -483,27 +520,20 @@ static bool sroce_resp_dup_read(struct sroce_qp *qp, const struct sk_buff *skb,
 		return true;
 	if (sroce_resp_read_check(qp, skb, pay) != SROCE_RESP_DONE)
 		return false;
-	idx = r ? r - resp->res : 0;
-	prev = (resp->res_head + 2 * resp->nres - resp->res_pending - 1) % resp->nres;
-	if (r && (r->pending ||
-		  (resp->res_pending < resp->nres && idx == prev))) {
-		sroce_res_read_from(r, skb);
-		if (!r->pending) {
-			r->pending = true;
-			resp->res_pending++;
-		}
-		return true;
-	}
-	for (; resp->res_pending; resp->res_pending--)
-		sroce_res_oldest(resp)->pending = false;
-	return sroce_resp_read(qp, skb, info, pay, &npsn) == SROCE_RESP_DONE;
+	/* None free: more outstanding than max_dest_rd_atomic; dropped. */
+	r = sroce_res_restart(resp, r, psn);
+	if (!r)
+		return false;
+	sroce_res_read_from(r, skb);
+	return true;
 }
 
 /*
  * A duplicate atomic: the requester went back to it, so the responses
- * still pending are for requests it sends again: dropped, not sent twice.
- * It is answered with the original value its resource kept, never
- * executed twice. Returns: responses to push.
+ * still pending for it and the requests after it are dropped (it sends
+ * those again), not sent twice; those before it still go. It is answered
+ * with the original value its resource kept, never executed twice.
+ * Returns: responses to push.
  */
 static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb)
 {
@@ -513,8 +543,7 @@ static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb
 	struct sroce_res *r;
 	u64 orig;
 
-	for (; resp->res_pending; resp->res_pending--)
-		sroce_res_oldest(resp)->pending = false;
+	sroce_res_drop_from(resp, psn);
 	for (i = 0; i < resp->nres; i++) {
 		r = &resp->res[i];
 		if (r->kind != SROCE_RES_ATOMIC || r->psn != psn)
@@ -785,7 +814,7 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	case SROCE_PSN_DUP_READ:
 		/* Executed before: answer again (the answer may be lost). */
 		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
-		push = sroce_resp_dup_read(qp, skb, &info, pay);
+		push = sroce_resp_dup_read(qp, skb, pay);
 		goto out;
 	case SROCE_PSN_DUP_ATOMIC:
 		sroce_count(sdev, SROCE_CNT_RX_DUP_REQUEST);
