@@ -9,18 +9,42 @@
 # default the one for 192.0.2.$me (IPv4-mapped).
 pair_gid() { gid_match "$1" "${2:-ffff:c000:020$me}"; }
 
+# pair_log LOG: the end of a failed run's log, after the error lines
+# above it (perftest's stderr lands before its buffered banner).
+pair_log() {
+	[ "$(wc -l <"$1")" -le 20 ] ||
+		head -n -20 "$1" | grep -iE 'error|fail|unable|couldn|scnt=' | diag
+	tail -n 20 "$1" | diag
+}
+
+# pair_link_diag: after a failed run, whether the virtual link still
+# carries IP to the peer, and this side's NIC and RDMA counters. A link
+# that stopped (b's virtio-net transmit queue once did on deb12, for
+# good) and a QP that stopped look alike from perftest's side.
+pair_link_diag() {
+	if busybox ping -c 2 -W 2 "192.0.2.$peer" >/dev/null 2>&1; then
+		echo "# the link still carries IP to 192.0.2.$peer"
+	else
+		echo "# the link no longer carries IP to 192.0.2.$peer"
+	fi
+	ip -s link show eth0 | diag
+	{ rdma statistic show link "$dev/1" | tr -s ' \n' ' '; echo; } | diag
+}
+
 # pair_result DESCRIPTION RC LOG: one TAP line for a run, its log on failure.
 pair_result() {
 	if [ "$2" = 0 ]; then
 		ok "$1"
-	elif [ -n "$todo" ]; then
+		return
+	fi
+	if [ -n "$todo" ]; then
 		tap_n=$((tap_n + 1))
 		echo "not ok $tap_n - $1 # TODO $todo"
-		tail -n 20 "$3" | diag
 	else
 		not_ok "$1"
-		tail -n 20 "$3" | diag
 	fi
+	pair_log "$3"
+	pair_link_diag
 }
 
 # pair_verify DESCRIPTION PORT SERVER GID ARGS...: rc_verify.py, SERVER
