@@ -343,8 +343,9 @@ static void cwnd_rtt_test(struct kunit *test)
 
 static void cwnd_ack_every_test(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(256), 16U);
-	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(64), 4U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(256), 32U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(128), 16U);
+	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(20), 2U);
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(SROCE_CWND_MIN), 2U);
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ack_every(1), 2U);
 }

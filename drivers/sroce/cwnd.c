@@ -133,6 +133,6 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_cut);
 
 u32 sroce_cwnd_ack_every(u32 cwnd)
 {
-	return max_t(u32, cwnd / 16, 2);
+	return max_t(u32, cwnd / 8, 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_ack_every);

@@ -233,7 +233,7 @@ void sroce_cwnd_cut(struct sroce_cwnd *c, u32 last_sent, bool timeout);
  * @cwnd: the current window
  *
  * Context: any.
- * Return: a sixteenth of @cwnd, at least 2, so that ACKs keep the window
+ * Return: an eighth of @cwnd, at least 2, so that ACKs keep the window
  * moving and come well within the timeout even from a slow responder.
  */
 u32 sroce_cwnd_ack_every(u32 cwnd);
