@@ -84,9 +84,9 @@ start_guest() { # role index
 	# Named threads ("CPU 0/TCG"...): scripts/tools/host_cpu.py finds a
 	# guest's vCPU thread by its name. No LA57: with 5-level paging, an
 	# interrupt taken while identify_cpu() has cleared the boot CPU's
-	# feature words sees pgtable_l5_enabled() false, and KASAN then
-	# calls every direct-map address wild (the debug kernel's rare boot
-	# panic; testing.rst).
+	# feature words sees pgtable_l5_enabled() false, and KASAN's range
+	# check then reports direct-map addresses as wild (the debug
+	# kernel's rare boot panic; testing.rst).
 	args=(-name "sroce-$role,debug-threads=on"
 		-accel "$accel_opt" -cpu max,la57=off -smp 2 -m "$mem" -display none -vga none
 		-no-reboot -monitor "$mon"
