@@ -10,7 +10,8 @@
 #   make bench             sroce against rdma_rxe, perftest, results/ (README)
 #   make bench QUICK=1     a few points, for day-to-day work (MTUS="1500 9000",
 #                          PLACES="irq apart": where perftest runs,
-#                          QPS="1 4": the QP counts of the bandwidth tests)
+#                          QPS="1 4": the QP counts of the bandwidth tests,
+#                          REPS=3: runs per point, the median reported)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r)
@@ -40,7 +41,7 @@ demo:
 bench:
 	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)") \
 		$(if $(MTUS),--mtus "$(MTUS)") $(if $(PLACES),--places "$(PLACES)") \
-		$(if $(QPS),--qps "$(QPS)")
+		$(if $(QPS),--qps "$(QPS)") $(if $(REPS),--reps "$(REPS)")
 
 lint:
 	scripts/deps.sh

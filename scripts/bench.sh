@@ -6,14 +6,16 @@
 # every figure, a markdown table of sroce / rdma_rxe ratios and gnuplot
 # plots, under results/bench-DATE/ (or --out DIR).
 #   scripts/bench.sh [--quick] [--targets "bpo"] [--topos "pair one"]
-#                    [--mtus "1500 9000"] [--places "irq apart"] [--out DIR]
+#                    [--mtus "1500 9000"] [--places "irq apart"] [--qps "1 4"]
+#                    [--reps N] [--out DIR]
 # Full: ib_{write,read,send}_bw at 64 B, 4 KiB, 64 KiB and 1 MiB with 1
 # and 4 QPs, ib_atomic_bw, ib_{write,send,read}_lat at 2 B, 64 B and
 # 4 KiB, netdev MTU 1500 and 9000, each point the median of 3 runs
 # (over an hour per target and placement). Quick: two guests, MTU 1500, WRITE,
 # READ and SEND bandwidth at 64 KiB and 1 MiB and 64 B WRITE latency,
 # one run each (a few minutes); --mtus sets the netdev MTUs of either
-# form, --qps the QP counts of its bandwidth tests. --places: where perftest runs in the guests, each placement a
+# form, --qps the QP counts of its bandwidth tests, --reps the runs
+# of each point (the median is reported; quick 1, full 3). --places: where perftest runs in the guests, each placement a
 # pass of its own (scripts/guest/bench.sh; default "irq apart"). In
 # the pair topology pktgen first measures what the link carries each
 # way, the ceiling both drivers' bandwidth sits under. The host's CPU
@@ -23,7 +25,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=full targets=bpo topos= mtus= places= qpss= out=
+mode=full targets=bpo topos= mtus= places= qpss= reps= out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) mode=quick; shift ;;
@@ -32,10 +34,15 @@ while [ $# -gt 0 ]; do
 	--mtus) mtus=$2; shift 2 ;;
 	--places) places=$2; shift 2 ;;
 	--qps) qpss=$2; shift 2 ;;
+	--reps) reps=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--qps LIST] [--out DIR]" ;;
+	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--qps LIST] [--reps N] [--out DIR]" ;;
 	esac
 done
+case $reps in
+''|[1-9]|[1-9][0-9]) ;;
+*) die "--reps wants a run count from 1 to 99, not '$reps'" ;;
+esac
 [ -n "$topos" ] || { [ $mode = quick ] && topos=pair || topos="pair one"; }
 out=${out:-$SROCE_TOP/results/bench-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
@@ -60,13 +67,15 @@ for t in $targets; do
 	for topo in $topos; do
 		tmo=1800
 		[ $mode = full ] && tmo=6000
+		# Per run of each point: full's default is three.
+		[ -n "$reps" ] && { [ $mode = full ] && tmo=$((tmo * reps / 3)) || tmo=$((tmo * reps)); }
 		[ "$t" = debug ] && tmo=$((tmo * 3))
 		echo "# $t, $topo:"
 		# The guest's progress lines, as they come.
 		iofile=$(mktemp)
 		SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" \
 			--keep "$out/$t-$topo" "$t" "$topo" \
-			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' BENCH_QPSS='$qpss' sh \$SROCE_SRC/scripts/guest/bench.sh" \
+			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' BENCH_QPSS='$qpss' BENCH_REPS='$reps' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 			>"$out/$t-$topo.log" 2>&1 &
 		vm=$!
 		io=

@@ -11,6 +11,7 @@
 #                interrupts wherever the kernel put them); default
 #                "irq apart" ("free" in profile mode). In the loopback
 #                topology "apart" puts the server on vCPU 0, the client on 1
+#   BENCH_REPS   runs of each point (default: full 3, quick 1)
 #   BENCH_MODE   full (the whole matrix, 3 repetitions), quick, or
 #                profile: the one point BENCH_POINT ("KIND TOOL SIZE QPS",
 #                BENCH_ITERS iterations) for scripts/profile.sh, each
@@ -43,6 +44,7 @@ else
 fi
 [ -n "${BENCH_MTUS:-}" ] && mtus=$BENCH_MTUS
 [ -n "${BENCH_QPSS:-}" ] && qpss=$BENCH_QPSS
+[ -n "${BENCH_REPS:-}" ] && reps=$BENCH_REPS
 places="irq apart"
 [ "$mode" = profile ] && places=free
 [ -n "${BENCH_PLACES:-}" ] && places=$BENCH_PLACES
