@@ -10,6 +10,8 @@
 #include <linux/unaligned.h>
 
 #include "icrc.h"
+#include "net.h"
+#include "wire.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
@@ -114,10 +116,12 @@ static void icrc_rxe_vector_test(struct kunit *test)
 }
 
 /*
- * The same packets as received: headers linear, the rest (payload and
- * ICRC) in a page fragment, data at the BTH as the UDP hook leaves it.
+ * The same packets with the headers linear and the rest (payload and ICRC)
+ * in a page fragment: as received, data at the BTH as the UDP hook leaves
+ * it (@sent false); as sroce_net_xmit() sends a packet whose payload is in
+ * fragments, data at the IP header (@sent true).
  */
-static void icrc_skb_vector_test(struct kunit *test)
+static void icrc_skb_vector_check(struct kunit *test, bool sent)
 {
 	const struct icrc_vector *v = test->param_value;
 	unsigned int iplen = v->pkt[0] >> 4 == 4 ? 20 : 40;
@@ -138,10 +142,21 @@ static void icrc_skb_vector_test(struct kunit *test)
 	skb_reset_network_header(skb);
 	memcpy(page_address(page), v->pkt + hdr, v->len - hdr);
 	skb_add_rx_frag(skb, 0, page, 0, v->len - hdr, PAGE_SIZE);
-	__skb_pull(skb, iplen + 8);
+	if (!sent)
+		__skb_pull(skb, iplen + 8);
 	KUNIT_EXPECT_EQ(test, sroce_icrc_skb(skb, &icrc), 0);
 	KUNIT_EXPECT_EQ(test, icrc, get_unaligned_le32(v->pkt + v->len - 4));
 	kfree_skb(skb);
+}
+
+static void icrc_skb_vector_test(struct kunit *test)
+{
+	icrc_skb_vector_check(test, false);
+}
+
+static void icrc_skb_sent_vector_test(struct kunit *test)
+{
+	icrc_skb_vector_check(test, true);
 }
 
 /*
@@ -218,6 +233,51 @@ static void icrc_skb_scattered_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_skb(skb, &got), 0, "flip %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, got, want, "flip %u", i);
 		kfree_skb(skb);
+	}
+}
+
+/*
+ * The trailers of many packets at once (sroce_net_put_trailer(): the pad
+ * and the ICRC's room in a fragment of the page-fragment cache) each keep
+ * their own bytes: the pad zeroed, and an ICRC written through one skb
+ * read back from it alone. The cache's pages are compound; a fragment
+ * that named its subpage offset from the head page once made trailers
+ * 4 KiB apart share bytes, and packets held in a queue (netem delay) went
+ * out with another packet's ICRC. 256 trailers span several subpages.
+ */
+#define ICRC_TRAILERS	256
+
+static void icrc_trailer_test(struct kunit *test)
+{
+	struct sk_buff **skbs = kunit_kcalloc(test, ICRC_TRAILERS, sizeof(*skbs),
+					      GFP_KERNEL);
+	u8 got[3 + SROCE_ICRC_BYTES];
+	unsigned int i, pad, n;
+	__le32 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, skbs);
+	for (n = 0; n < ICRC_TRAILERS; n++) {
+		skbs[n] = alloc_skb(32, GFP_KERNEL);
+		if (!skbs[n]) {
+			KUNIT_FAIL(test, "no skb");
+			break;
+		}
+		skb_put_zero(skbs[n], 16);
+		pad = n & 3;
+		KUNIT_EXPECT_EQ(test, sroce_net_put_trailer(skbs[n], pad), 0);
+		KUNIT_EXPECT_EQ(test, skbs[n]->len, 16 + pad + SROCE_ICRC_BYTES);
+		v = cpu_to_le32(0x5a000000 | n);
+		KUNIT_EXPECT_EQ(test, skb_store_bits(skbs[n], skbs[n]->len - sizeof(v),
+						     &v, sizeof(v)), 0);
+	}
+	for (i = 0; i < n; i++) {
+		pad = i & 3;
+		KUNIT_EXPECT_EQ(test, skb_copy_bits(skbs[i], 16, got,
+						    pad + SROCE_ICRC_BYTES), 0);
+		KUNIT_EXPECT_NULL_MSG(test, memchr_inv(got, 0, pad), "skb %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, get_unaligned_le32(got + pad),
+				    0x5a000000 | i, "skb %u", i);
+		kfree_skb(skbs[i]);
 	}
 }
 
@@ -300,7 +360,9 @@ static void icrc_rejects_malformed_test(struct kunit *test)
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_rxe_vector_test, icrc_gen_params),
 	KUNIT_CASE_PARAM(icrc_skb_vector_test, icrc_gen_params),
+	KUNIT_CASE_PARAM(icrc_skb_sent_vector_test, icrc_gen_params),
 	KUNIT_CASE(icrc_skb_scattered_test),
+	KUNIT_CASE(icrc_trailer_test),
 	KUNIT_CASE(icrc_ignores_variant_fields_test),
 	KUNIT_CASE(icrc_covers_invariant_bytes_test),
 	KUNIT_CASE(icrc_rejects_malformed_test),

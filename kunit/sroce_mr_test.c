@@ -4,9 +4,11 @@
  * range check at the region's first and last byte, one past it, zero
  * lengths, and regions that end at 2^64; the states of a
  * fast-registration MR through REG_MR and invalidation, and how its page
- * list maps addresses.
+ * list maps addresses; a user MR's range attached to an skb.
  */
 #include <kunit/test.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_umem.h>
 
 #include "mr.h"
 #include "sroce.h"
@@ -242,6 +244,88 @@ static void fast_walk_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, log.p[0], b + 0xfff);
 }
 
+/*
+ * A user MR's range attached to an skb as page fragments: the pages
+ * referenced while the skb lives, a piece that goes on in the same page
+ * merged with the fragment before it, the bytes those of the pages, the
+ * fragment limit and the MR kinds that have no pages to lend refused.
+ */
+static void attach_test(struct kunit *test)
+{
+	struct sroce_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	struct ib_umem *umem = kunit_kzalloc(test, sizeof(*umem), GFP_KERNEL);
+	u8 *got = kunit_kzalloc(test, 0x1100, GFP_KERNEL);
+	struct page *pages[3] = {};
+	struct skb_shared_info *sh;
+	struct sk_buff *skb = NULL;
+	unsigned int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_NOT_NULL(test, umem);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i]) {
+			KUNIT_FAIL(test, "no page");
+			goto out;
+		}
+		for (j = 0; j < PAGE_SIZE; j++)
+			((u8 *)page_address(pages[i]))[j] = i * 0x40 + j * 3;
+	}
+	/* The registration starts 0x100 into its first page. */
+	umem->address = 0x5550100;
+	mr->kind = SROCE_MR_USER;
+	mr->umem = umem;
+	mr->upages = pages;
+	mr->nupages = ARRAY_SIZE(pages);
+	mr->ibmr.iova = 0x7000100;
+	mr->ibmr.length = 3 * PAGE_SIZE - 0x100;
+
+	skb = alloc_skb(64, GFP_KERNEL);
+	if (!skb) {
+		KUNIT_FAIL(test, "no skb");
+		goto out;
+	}
+	sh = skb_shinfo(skb);
+	KUNIT_EXPECT_EQ(test, sroce_mr_attach(mr, 0x7000100, 0x20, skb, 4), 0);
+	KUNIT_EXPECT_EQ(test, sh->nr_frags, 1);
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&sh->frags[0]), pages[0]);
+	KUNIT_EXPECT_EQ(test, skb_frag_off(&sh->frags[0]), 0x100U);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pages[0]), 2);
+	/* On in the same page: merged, no second reference; then page 1. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_attach(mr, 0x7000120, 0x1000, skb, 4), 0);
+	KUNIT_EXPECT_EQ(test, sh->nr_frags, 2);
+	KUNIT_EXPECT_EQ(test, skb_frag_size(&sh->frags[0]), PAGE_SIZE - 0x100);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pages[0]), 2);
+	KUNIT_EXPECT_PTR_EQ(test, skb_frag_page(&sh->frags[1]), pages[1]);
+	KUNIT_EXPECT_EQ(test, skb_frag_size(&sh->frags[1]), 0x120U);
+	KUNIT_EXPECT_EQ(test, skb->len, 0x1020U);
+	KUNIT_EXPECT_EQ(test, skb->data_len, 0x1020U);
+	KUNIT_EXPECT_TRUE(test, skb_has_shared_frag(skb));
+	KUNIT_EXPECT_EQ(test, skb_copy_bits(skb, 0, got, 0x1020), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got, page_address(pages[0]) + 0x100,
+				     PAGE_SIZE - 0x100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(got + PAGE_SIZE - 0x100,
+				     page_address(pages[1]), 0x120), 0);
+	/* Two more pages' pieces, room for one more fragment: refused. */
+	KUNIT_EXPECT_EQ(test, sroce_mr_attach(mr, 0x7001ff0, 0x20, skb, 3), -EMSGSIZE);
+	/* Kernel memory has no user pages to lend. */
+	mr->kind = SROCE_MR_DMA;
+	KUNIT_EXPECT_EQ(test, sroce_mr_attach(mr, 0x7000100, 0x20, skb, 8), -EOPNOTSUPP);
+	mr->kind = SROCE_MR_FAST;
+	KUNIT_EXPECT_EQ(test, sroce_mr_attach(mr, 0x7000100, 0x20, skb, 8), -EOPNOTSUPP);
+	kfree_skb(skb);
+	skb = NULL;
+	/* Freed with the skb: each page back to its own reference alone. */
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		KUNIT_EXPECT_EQ(test, page_ref_count(pages[i]), 1);
+out:
+	kfree_skb(skb);
+	for (i = 0; i < ARRAY_SIZE(pages); i++)
+		if (pages[i])
+			__free_page(pages[i]);
+}
+
 static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE_PARAM(range_within_test, range_gen_params),
 	KUNIT_CASE(access_check_test),
@@ -249,6 +333,7 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(mr_check_test),
 	KUNIT_CASE(fast_reg_test),
 	KUNIT_CASE(fast_walk_test),
+	KUNIT_CASE(attach_test),
 	{}
 };
 

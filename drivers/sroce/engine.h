@@ -505,6 +505,13 @@ struct sroce_skb_cursor {
 void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
 
 /*
+ * A user QP's payloads from this size on are not copied: the packet
+ * references the pages of its MRs (req.c). Below it a copy costs less
+ * than the page references and the trailer's fragment.
+ */
+#define SROCE_TX_ZCOPY_MIN	1024
+
+/*
  * Bytes (skb truesize) of packets one QP may have below it in the IP
  * stack, the qdisc and the NIC. More would only wait there, and a queue
  * that waits too long drops (fq_codel), which costs a retransmission; the

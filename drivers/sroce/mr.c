@@ -17,6 +17,7 @@
 #include <kunit/visibility.h>
 #include <linux/highmem.h>
 #include <linux/random.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
@@ -131,12 +132,52 @@ static int sroce_mr_walk_fast(const struct sroce_mr *mr, u64 iova, u32 len,
 	return 0;
 }
 
+/*
+ * Visit the pages of user MR @mr behind @len bytes at @iova: @fn gets
+ * each page with the offset and length of the piece in it, in order, and
+ * an error it returns ends the walk.
+ */
+static int sroce_mr_user_pages(const struct sroce_mr *mr, u64 iova, u32 len,
+			       int (*fn)(void *ctx, struct page *page, u32 in,
+					 u32 n),
+			       void *ctx)
+{
+	u64 off = iova - mr->ibmr.iova + ib_umem_offset(mr->umem);
+	u32 n, in;
+	int err;
+
+	for (; len; len -= n, off += n) {
+		in = off & ~PAGE_MASK;
+		n = min_t(u32, len, PAGE_SIZE - in);
+		/* sroce_mr_check() bounded the range; the array too. */
+		if (WARN_ON_ONCE((off >> PAGE_SHIFT) >= mr->nupages))
+			return -EINVAL;
+		err = fn(ctx, mr->upages[off >> PAGE_SHIFT], in, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct sroce_mr_map_ctx {
+	sroce_mr_chunk_fn fn;
+	void *ctx;
+};
+
+static int sroce_mr_map_piece(void *ctx, struct page *page, u32 in, u32 n)
+{
+	struct sroce_mr_map_ctx *m = ctx;
+	u8 *kaddr = kmap_local_page(page);
+
+	m->fn(m->ctx, kaddr + in, n);
+	kunmap_local(kaddr);
+	return 0;
+}
+
 int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 		  sroce_mr_chunk_fn fn, void *ctx)
 {
-	u64 off;
-	u32 n, in;
-	u8 *kaddr;
+	struct sroce_mr_map_ctx m = { .fn = fn, .ctx = ctx };
 
 	switch (mr->kind) {
 	case SROCE_MR_DMA:
@@ -145,18 +186,7 @@ int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 			fn(ctx, (void *)(uintptr_t)iova, len);
 		return 0;
 	case SROCE_MR_USER:
-		off = iova - mr->ibmr.iova + ib_umem_offset(mr->umem);
-		for (; len; len -= n, off += n) {
-			in = off & ~PAGE_MASK;
-			n = min_t(u32, len, PAGE_SIZE - in);
-			/* sroce_mr_check() bounded the range; the array too. */
-			if (WARN_ON_ONCE((off >> PAGE_SHIFT) >= mr->nupages))
-				return -EINVAL;
-			kaddr = kmap_local_page(mr->upages[off >> PAGE_SHIFT]);
-			fn(ctx, kaddr + in, n);
-			kunmap_local(kaddr);
-		}
-		return 0;
+		return sroce_mr_user_pages(mr, iova, len, sroce_mr_map_piece, &m);
 	case SROCE_MR_FAST:
 		return sroce_mr_walk_fast(mr, iova, len, fn, ctx);
 	default:
@@ -164,6 +194,48 @@ int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_walk);
+
+struct sroce_mr_attach_ctx {
+	struct sk_buff *skb;
+	unsigned int max_frags;
+};
+
+static int sroce_mr_attach_piece(void *ctx, struct page *page, u32 in, u32 n)
+{
+	struct sroce_mr_attach_ctx *a = ctx;
+	struct skb_shared_info *shinfo = skb_shinfo(a->skb);
+	unsigned int nr = shinfo->nr_frags;
+
+	if (nr && skb_can_coalesce(a->skb, nr, page, in)) {
+		/* The bytes go on where the last fragment ends. */
+		skb_frag_size_add(&shinfo->frags[nr - 1], n);
+	} else {
+		if (nr >= a->max_frags)
+			return -EMSGSIZE;
+		/* Ours while the skb lives, whatever the MR does. */
+		get_page(page);
+		skb_fill_page_desc_noacc(a->skb, nr, page, in, n);
+	}
+	skb_len_add(a->skb, n);
+	return 0;
+}
+
+int sroce_mr_attach(const struct sroce_mr *mr, u64 iova, u32 len,
+		    struct sk_buff *skb, unsigned int max_frags)
+{
+	struct sroce_mr_attach_ctx a = { .skb = skb, .max_frags = max_frags };
+	int err;
+
+	if (mr->kind != SROCE_MR_USER)
+		return -EOPNOTSUPP;
+	err = sroce_mr_user_pages(mr, iova, len, sroce_mr_attach_piece, &a);
+	if (err)
+		return err;
+	/* Pages a user can write: the stack copies before it changes them. */
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_attach);
 
 int sroce_sge_walk(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct ib_sge *sge, u32 num_sge, u32 at, u32 len,

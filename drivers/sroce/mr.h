@@ -10,6 +10,7 @@
 #include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
+struct sk_buff;
 struct sroce_dev;
 
 /* Largest user registration: the IBTA message limit. */
@@ -174,6 +175,28 @@ typedef void (*sroce_mr_chunk_fn)(void *ctx, void *kaddr, u32 len);
  */
 int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 		  sroce_mr_chunk_fn fn, void *ctx);
+
+/**
+ * sroce_mr_attach() - add a range of a user MR to an skb, without a copy
+ * @mr: a user MR held by sroce_mr_get() for this very range
+ * @iova: first byte
+ * @len: bytes
+ * @skb: the packet; the bytes go after its last fragment
+ * @max_frags: fragments @skb may have in all when done
+ *
+ * Each page the range touches becomes a page fragment of @skb, referenced
+ * for as long as @skb lives, so that its bytes stay readable after the MR
+ * is deregistered; a piece that goes on where the last fragment ends
+ * extends it. The fragments are marked shared (the user may write the
+ * pages meanwhile). On an error @skb may hold part of the range: free it.
+ *
+ * Context: any.
+ * Return: 0; -EOPNOTSUPP when @mr is not a user MR (its memory is not
+ * whole pages to reference); -EMSGSIZE when more than @max_frags
+ * fragments would be needed; -EINVAL when the range is not in the MR.
+ */
+int sroce_mr_attach(const struct sroce_mr *mr, u64 iova, u32 len,
+		    struct sk_buff *skb, unsigned int max_frags);
 
 /**
  * sroce_sge_walk() - visit a stretch of a scatter/gather list

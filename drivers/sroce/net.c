@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -154,6 +155,31 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len)
 	skb_reserve(skb, head);
 	return skb;
 }
+
+int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad)
+{
+	unsigned int nr = skb_shinfo(skb)->nr_frags;
+	struct page *head;
+	u8 *tail;
+
+	if (WARN_ON_ONCE(nr >= MAX_SKB_FRAGS))
+		return -EMSGSIZE;
+	tail = netdev_alloc_frag(pad + SROCE_ICRC_BYTES);
+	if (!tail)
+		return -ENOMEM;
+	memset(tail, 0, pad + SROCE_ICRC_BYTES);
+	/*
+	 * The cache's pages are compound: the offset is from the head page,
+	 * past its first 4 KiB if need be (offset_in_page() would point
+	 * every subpage's trailer at the first one's bytes).
+	 */
+	head = virt_to_head_page(tail);
+	skb_fill_page_desc(skb, nr, head, tail - (u8 *)page_address(head),
+			   pad + SROCE_ICRC_BYTES);
+	skb_len_add(skb, pad + SROCE_ICRC_BYTES);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_put_trailer);
 
 void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 			const union ib_gid *sgid, u32 lqpn, u32 rqpn)
@@ -301,17 +327,29 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	skb_put(skb, SROCE_ICRC_BYTES);
+	/* A packet with fragments has its ICRC's room: its trailer. */
+	if (!skb_is_nonlinear(skb))
+		skb_put(skb, SROCE_ICRC_BYTES);
 	sroce_push_udp(skb, path->sport);
 	sroce_push_ip(net, skb, path);
-	err = sroce_icrc(skb_network_header(skb), skb->len - SROCE_ICRC_BYTES, &icrc);
+	if (skb_is_nonlinear(skb))
+		err = sroce_icrc_skb(skb, &icrc);
+	else
+		err = sroce_icrc(skb_network_header(skb),
+				 skb->len - SROCE_ICRC_BYTES, &icrc);
 	if (WARN_ON_ONCE(err)) {
 		dst_release(dst);
 		kfree_skb(skb);
 		return err;
 	}
 	wire = cpu_to_le32(icrc);
-	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, &wire, sizeof(wire));
+	/* The last bytes, linear or in the trailer's fragment. */
+	err = skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire));
+	if (WARN_ON_ONCE(err)) {
+		dst_release(dst);
+		kfree_skb(skb);
+		return err;
+	}
 
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;

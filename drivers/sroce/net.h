@@ -59,11 +59,26 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
 
 /**
+ * sroce_net_put_trailer() - end a packet whose payload is in fragments
+ * @skb: from sroce_net_alloc_skb(), its payload added as page fragments
+ * @pad: pad bytes after the payload (0 to 3)
+ *
+ * The pad and the ICRC's room go into one more fragment of their own
+ * (the linear part cannot grow past fragments); the pad is zeroed and
+ * sroce_net_xmit() writes the ICRC there.
+ *
+ * Context: any (GFP_ATOMIC).
+ * Return: 0, -ENOMEM, or -EMSGSIZE when @skb has no fragment slot left.
+ */
+int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad);
+
+/**
  * sroce_net_xmit() - send one RoCEv2 packet
  * @sdev: the sending device
  * @path: where to
  * @cache: the route to @path kept from the last packet (a QP's), or NULL
- * @skb: from sroce_net_alloc_skb(), holding the BTH to the pad; consumed
+ * @skb: from sroce_net_alloc_skb(), holding the BTH to the pad, linear or
+ *       ended with sroce_net_put_trailer(); consumed
  *
  * Routes (through @cache when it holds a route still valid), adds the
  * UDP and IP headers and the ICRC, and sends. A packet

@@ -786,8 +786,63 @@ static bool sroce_req_window_ok(struct sroce_qp *qp)
 	return false;
 }
 
-/* Build and send the next packet of @w. */
-static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
+/*
+ * The next @len bytes of the message, referenced where they are as page
+ * fragments of @skb: a user QP's lkeys name user MRs, whole pinned pages.
+ * Then the trailer (@pad). The cursor moves only once all is attached.
+ * Returns 0, -EACCES for an lkey that does not cover its SGE, -ENOMEM,
+ * -EAGAIN when the bytes must be copied instead (not a user MR, or more
+ * pieces than fragments).
+ */
+static int sroce_req_attach(struct sroce_qp *qp, const struct sroce_swqe *w,
+			    struct sk_buff *skb, u32 len, u32 pad)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_req *req = &qp->req;
+	u32 i = req->sge, off = req->sge_off, n;
+	const struct ib_sge *sge;
+	struct sroce_mr *mr;
+	int err;
+
+	while (len) {
+		if (WARN_ON_ONCE(i >= w->num_sge))
+			return -EINVAL;
+		sge = &w->sge[i];
+		n = min(len, sge->length - off);
+		if (n) {
+			mr = sroce_mr_get(sdev, sge->lkey, qp->ibqp.pd, 0,
+					  sge->addr + off, n);
+			if (IS_ERR(mr))
+				return -EACCES;
+			/* The last fragment is the trailer's. */
+			err = sroce_mr_attach(mr, sge->addr + off, n, skb,
+					      MAX_SKB_FRAGS - 1);
+			sroce_mr_put(mr);
+			if (err)
+				return -EAGAIN;
+		}
+		len -= n;
+		off += n;
+		if (off == sge->length) {
+			i++;
+			off = 0;
+		}
+	}
+	err = sroce_net_put_trailer(skb, pad);
+	if (err)
+		return err;
+	req->sge = i;
+	req->sge_off = off;
+	return 0;
+}
+
+/*
+ * Build and send the next packet of @w, its payload attached from the
+ * user's pages (@zcopy) or copied. Returns -EAGAIN, with nothing changed,
+ * when the payload cannot be attached.
+ */
+static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
+			   bool zcopy)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
@@ -807,14 +862,12 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (WARN_ON_ONCE(!sroce_opcode_decode(opcode, &info)))
 		return -EINVAL;
 	pad = (4 - (pay & 3)) & 3;
-	skb = sroce_net_alloc_skb(sdev, info.hdr_len + pay + pad);
+	skb = sroce_net_alloc_skb(sdev, info.hdr_len + (zcopy ? 0 : pay + pad));
 	if (!skb)
 		return -ENOMEM;
 	/* At the end, and now and then within a long message. */
 	ackreq = last ||
-		 ++req->unacked >= sroce_cwnd_ack_every(READ_ONCE(req->cw.cwnd));
-	if (ackreq)
-		req->unacked = 0;
+		 req->unacked + 1 >= sroce_cwnd_ack_every(READ_ONCE(req->cw.cwnd));
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, opcode, last && (w->send_flags & IB_SEND_SOLICITED),
 		       pad, SROCE_PKEY_DEFAULT, qp->params.dest_qpn, req->psn, ackreq);
@@ -831,12 +884,17 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (info.hdrs & SROCE_HDR_IETH)
 		((struct sroce_ieth *)skb_put(skb, sizeof(struct sroce_ieth)))->rkey =
 			cpu_to_be32(w->rkey);
-	err = sroce_req_gather(qp, w, skb_put(skb, pay), pay);
+	if (zcopy) {
+		err = sroce_req_attach(qp, w, skb, pay, pad);
+	} else {
+		err = sroce_req_gather(qp, w, skb_put(skb, pay), pay);
+		skb_put_zero(skb, pad);
+	}
 	if (err) {
 		kfree_skb(skb);
 		return err;
 	}
-	skb_put_zero(skb, pad);
+	req->unacked = ackreq ? 0 : req->unacked + 1;
 	req->offset += pay;
 	psn = req->psn;
 	if (ackreq)
@@ -847,6 +905,25 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 		req->psn = sroce_psn_add(req->psn, 1);
 	sroce_req_xmit(qp, skb, psn);
 	return 0;
+}
+
+/*
+ * Build and send the next packet of @w. A user QP's payload of
+ * SROCE_TX_ZCOPY_MIN bytes or more goes out of its own pages: no copy,
+ * and no zeroed buffer to copy into (datapath.rst, "Payload without a
+ * copy"); else, or when that fails, it is copied into the skb.
+ */
+static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	u32 left = w->length - qp->req.offset;
+	int err = -EAGAIN;
+
+	if (!w->is_inline && qp->ibqp.uobject &&
+	    min_t(u32, left, ib_mtu_enum_to_int(qp->params.path_mtu)) >= SROCE_TX_ZCOPY_MIN)
+		err = sroce_req_build(qp, w, true);
+	if (err == -EAGAIN)
+		err = sroce_req_build(qp, w, false);
+	return err;
 }
 
 /*
