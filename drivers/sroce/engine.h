@@ -505,11 +505,20 @@ struct sroce_skb_cursor {
 void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
 
 /*
- * A user QP's payloads from this size on are not copied: the packet
- * references the pages of its MRs (req.c). Below it a copy costs less
- * than the page references and the trailer's fragment.
+ * With the tx_zcopy parameter on, a user QP's payloads from this size on
+ * are not copied: the packet references the pages of its MRs (req.c).
+ * Below it a copy costs less than the page references and the trailer's
+ * fragment.
  */
 #define SROCE_TX_ZCOPY_MIN	1024
+
+extern bool sroce_tx_zcopy;
+
+/* Whether a payload of @len bytes of a user QP (@user) goes out of its pages. */
+static inline bool sroce_tx_zcopy_ok(bool user, u32 len)
+{
+	return READ_ONCE(sroce_tx_zcopy) && user && len >= SROCE_TX_ZCOPY_MIN;
+}
 
 /*
  * Bytes (skb truesize) of packets one QP may have below it in the IP

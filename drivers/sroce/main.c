@@ -99,6 +99,15 @@ static void __exit sroce_exit(void)
 module_init(sroce_init);
 module_exit(sroce_exit);
 
+/*
+ * Off until make bench shows it gains: Documentation/datapath.rst,
+ * "Payload without a copy". Read per packet, so it can be flipped between
+ * two runs in one boot.
+ */
+bool sroce_tx_zcopy;
+module_param_named(tx_zcopy, sroce_tx_zcopy, bool, 0644);
+MODULE_PARM_DESC(tx_zcopy, "send user QPs' payloads from their pages, without a copy (default: off)");
+
 MODULE_AUTHOR("The sroce authors");
 MODULE_DESCRIPTION("Software RoCEv2 RDMA device");
 MODULE_LICENSE("GPL");

@@ -833,6 +833,7 @@ static int sroce_req_attach(struct sroce_qp *qp, const struct sroce_swqe *w,
 		return err;
 	req->sge = i;
 	req->sge_off = off;
+	sroce_count(sdev, SROCE_CNT_TX_ZCOPY);
 	return 0;
 }
 
@@ -908,8 +909,8 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 }
 
 /*
- * Build and send the next packet of @w. A user QP's payload of
- * SROCE_TX_ZCOPY_MIN bytes or more goes out of its own pages: no copy,
+ * Build and send the next packet of @w. With tx_zcopy, a user QP's payload
+ * of SROCE_TX_ZCOPY_MIN bytes or more goes out of its own pages: no copy,
  * and no zeroed buffer to copy into (datapath.rst, "Payload without a
  * copy"); else, or when that fails, it is copied into the skb.
  */
@@ -918,8 +919,9 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	u32 left = w->length - qp->req.offset;
 	int err = -EAGAIN;
 
-	if (!w->is_inline && qp->ibqp.uobject &&
-	    min_t(u32, left, ib_mtu_enum_to_int(qp->params.path_mtu)) >= SROCE_TX_ZCOPY_MIN)
+	if (!w->is_inline &&
+	    sroce_tx_zcopy_ok(qp->ibqp.uobject,
+			      min_t(u32, left, ib_mtu_enum_to_int(qp->params.path_mtu))))
 		err = sroce_req_build(qp, w, true);
 	if (err == -EAGAIN)
 		err = sroce_req_build(qp, w, false);

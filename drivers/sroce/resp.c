@@ -265,7 +265,9 @@ static int sroce_resp_build_res(struct sroce_qp *qp, struct sroce_res *r,
 		kfree_skb(skb);
 		return err;
 	}
-	if (!zcopy)
+	if (zcopy)
+		sroce_count(sdev, SROCE_CNT_TX_ZCOPY);
+	else
 		skb_put_zero(skb, pad);
 	sroce_tx_charge(qp, skb);
 	if (sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb))
@@ -282,7 +284,7 @@ static int sroce_resp_build_res(struct sroce_qp *qp, struct sroce_res *r,
 }
 
 /*
- * Send the next response of @r. A user QP's READ payloads of
+ * Send the next response of @r. With tx_zcopy, a user QP's READ payloads of
  * SROCE_TX_ZCOPY_MIN bytes or more go out of its MR's pages, not copied;
  * else, or when that fails, they are copied. Returns as
  * sroce_resp_build_res(), -EAGAIN aside.
@@ -292,8 +294,8 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
 	int ret = -EAGAIN;
 
-	if (r->kind == SROCE_RES_READ && qp->ibqp.uobject &&
-	    min(r->left, mtu) >= SROCE_TX_ZCOPY_MIN)
+	if (r->kind == SROCE_RES_READ &&
+	    sroce_tx_zcopy_ok(qp->ibqp.uobject, min(r->left, mtu)))
 		ret = sroce_resp_build_res(qp, r, true);
 	if (ret == -EAGAIN)
 		ret = sroce_resp_build_res(qp, r, false);

@@ -82,6 +82,8 @@
  *	(sroce_tx_limit()) of its packets in the IP stack and the NIC
  * @SROCE_CNT_TX_WINDOW_PROBE: times a requester's window grew past its
  *	ceiling (a clean path with a short round trip)
+ * @SROCE_CNT_TX_ZCOPY: packets whose payload went out of a user MR's pages
+ *	without a copy (the tx_zcopy parameter)
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -121,6 +123,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_WAIT_WINDOW,
 	SROCE_CNT_TX_WAIT_QUEUE,
 	SROCE_CNT_TX_WINDOW_PROBE,
+	SROCE_CNT_TX_ZCOPY,
 	SROCE_NUM_COUNTERS
 };
 

@@ -76,6 +76,13 @@ pingpong "rc_pingpong 64 KiB x 10 (MTU 1024)" 18517 -g "$g4" -s 65536 -n 10 -m 1
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
 dev=sroce0 todo=
 pair_verify "rc_verify IPv6, a serving" 19875 a "$g6" --sizes 0,1,4097,65536,1048576 --faa 16
+# Again with user payloads sent from their pages, on both ends (off by default).
+zc=/sys/module/sroce/parameters/tx_zcopy z0=$(link_counter sroce0 tx_zcopy)
+check "tx_zcopy on" sh -c "echo 1 > $zc"
+pair_verify "rc_verify IPv6, a serving, tx_zcopy" 19876 a "$g6" --sizes 1,4097,65536,1048576
+check "tx_zcopy off" sh -c "echo 0 > $zc"
+z1=$(link_counter sroce0 tx_zcopy)
+check "packets sent without a copy (tx_zcopy +$((z1 - z0)))" [ "$((z1 - z0))" -gt 0 ]
 pair_perftest "ib_write_bw 64 KiB IPv4" 18600 a ib_write_bw -x "$g4" -s 65536 -n 100
 pair_perftest "ib_read_bw 64 KiB IPv6" 18601 b ib_read_bw -x "$g6" -s 65536 -n 100
 pair_perftest "ib_atomic_bw IPv4" 18602 a ib_atomic_bw -x "$g4" -n 200

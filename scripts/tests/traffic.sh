@@ -49,6 +49,13 @@ verify() {
 }
 
 verify "rc_verify IPv6, 2 QPs, MTU 1024" "$g6"
+# Again with user payloads sent from their pages (off by default).
+zc=/sys/module/sroce/parameters/tx_zcopy z0=$(link_counter sroce0 tx_zcopy)
+check "tx_zcopy on" sh -c "echo 1 > $zc"
+verify "rc_verify IPv6, 2 QPs, MTU 1024, tx_zcopy" "$g6"
+check "tx_zcopy off" sh -c "echo 0 > $zc"
+z1=$(link_counter sroce0 tx_zcopy)
+check "packets sent without a copy (tx_zcopy +$((z1 - z0)))" [ "$((z1 - z0))" -gt 0 ]
 
 # Requests that must fail: exact statuses on both sides, NAK counters.
 rc=0
