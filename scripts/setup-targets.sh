@@ -11,7 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ROOTFS="$SROCE_CACHE/rootfs/trixie"
-ROOTFS_PKGS="perl,kmod,iproute2,rdma-core,ibverbs-utils,ibverbs-providers,perftest,rdmacm-utils,python3-pyverbs,nvme-cli,fio,busybox,procps,gcc-14,make,libc6-dev,libelf-dev,bc,bison,flex,xz-utils,dwarves,cpio,e2fsprogs,nfs-kernel-server,open-iscsi"
+ROOTFS_PKGS="perl,kmod,iproute2,rdma-core,ibverbs-utils,ibverbs-providers,perftest,rdmacm-utils,python3-pyverbs,nvme-cli,fio,busybox,procps,gcc-14,make,libc6-dev,libelf-dev,bc,bison,flex,xz-utils,dwarves,cpio,e2fsprogs,nfs-kernel-server,open-iscsi,ethtool"
 ROOTFS_STAMP_VER=1
 
 # Packages added to the list after a rootfs was made are installed into it.
