@@ -540,7 +540,7 @@ static inline bool sroce_tx_zcopy_ok(bool user, u32 len)
  * that in one qdisc, their ACKs came back behind it after perftest's
  * 67 ms ACK timeout, and every timeout sent again behind the same queue;
  * with half of this pool, four QPs at 128 KiB each stopped at their
- * share some 400 times per 80 MiB WRITE (Documentation/datapath.rst,
+ * share 230 to 414 times per 80 MiB WRITE (Documentation/datapath.rst,
  * "Pacing").
  */
 #define SROCE_TX_POOL		(1024 * 1024)
