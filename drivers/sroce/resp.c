@@ -188,13 +188,15 @@ static void sroce_read_piece(void *ctx, void *kaddr, u32 len)
 }
 
 /*
- * Send the next response of @r, a READ's payload attached from the pages
- * of a user MR (@zcopy) or copied. Returns 1 when @r has no more, 0 when
- * it has, -ENOMEM to try again later, -EACCES when its memory went away,
- * -EAGAIN (nothing sent) when the payload cannot be attached.
+ * Send the next response of @r. A READ's payload is always copied, even
+ * with tx_zcopy: the responder's application may write that memory while
+ * the peer reads it (the peer then gets torn data, which is its problem),
+ * but the ICRC is computed here, and payload pages read again later by
+ * the NIC would no longer match it: the peer would drop every such packet
+ * and retry until its QP failed. Returns 1 when @r has no more, 0 when it
+ * has, -ENOMEM to try again later, -EACCES when its memory went away.
  */
-static int sroce_resp_build_res(struct sroce_qp *qp, struct sroce_res *r,
-				bool zcopy)
+static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
@@ -207,7 +209,6 @@ static int sroce_resp_build_res(struct sroce_qp *qp, struct sroce_res *r,
 	struct sroce_mr *mr;
 	struct sk_buff *skb;
 	enum sroce_op op;
-	int err = 0;
 	u8 opcode;
 
 	if (r->kind == SROCE_RES_ATOMIC) {
@@ -225,7 +226,7 @@ static int sroce_resp_build_res(struct sroce_qp *qp, struct sroce_res *r,
 	opcode = SROCE_OPCODE(SROCE_TR_RC, op);
 	if (WARN_ON_ONCE(!sroce_opcode_decode(opcode, &info)))
 		return -EINVAL;
-	skb = sroce_net_alloc_skb(sdev, info.hdr_len + (zcopy ? 0 : pay + pad));
+	skb = sroce_net_alloc_skb(sdev, info.hdr_len + pay + pad);
 	if (!skb)
 		return -ENOMEM;
 	bth = skb_put(skb, sizeof(*bth));
@@ -248,27 +249,11 @@ static int sroce_resp_build_res(struct sroce_qp *qp, struct sroce_res *r,
 			kfree_skb(skb);
 			return -EACCES;
 		}
-		if (zcopy) {
-			/* The last fragment is the trailer's. */
-			err = sroce_mr_attach(mr, r->va, pay, skb, MAX_SKB_FRAGS - 1);
-			if (err)
-				err = -EAGAIN;
-		} else {
-			d.dst = skb_put(skb, pay);
-			sroce_mr_walk(mr, r->va, pay, sroce_read_piece, &d);
-		}
+		d.dst = skb_put(skb, pay);
+		sroce_mr_walk(mr, r->va, pay, sroce_read_piece, &d);
 		sroce_mr_put(mr);
 	}
-	if (zcopy && !err)
-		err = sroce_net_put_trailer(skb, pad);
-	if (err) {
-		kfree_skb(skb);
-		return err;
-	}
-	if (zcopy)
-		sroce_count(sdev, SROCE_CNT_TX_ZCOPY);
-	else
-		skb_put_zero(skb, pad);
+	skb_put_zero(skb, pad);
 	sroce_tx_charge(qp, skb);
 	if (sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb))
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
@@ -281,25 +266,6 @@ static int sroce_resp_build_res(struct sroce_qp *qp, struct sroce_res *r,
 	r->left -= pay;
 	r->next_psn = sroce_psn_add(r->next_psn, 1);
 	return r->left ? 0 : 1;
-}
-
-/*
- * Send the next response of @r. With tx_zcopy, a user QP's READ payloads of
- * SROCE_TX_ZCOPY_MIN bytes or more go out of its MR's pages, not copied;
- * else, or when that fails, they are copied. Returns as
- * sroce_resp_build_res(), -EAGAIN aside.
- */
-static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
-{
-	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
-	int ret = -EAGAIN;
-
-	if (r->kind == SROCE_RES_READ &&
-	    sroce_tx_zcopy_ok(qp->ibqp.uobject, min(r->left, mtu)))
-		ret = sroce_resp_build_res(qp, r, true);
-	if (ret == -EAGAIN)
-		ret = sroce_resp_build_res(qp, r, false);
-	return ret;
 }
 
 /*
