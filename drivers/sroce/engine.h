@@ -587,17 +587,62 @@ void sroce_tx_pool_put(struct sroce_tx_pool *pool);
  */
 u32 sroce_tx_limit(int busy);
 
+/*
+ * A QP's packets below it and their bytes (skb truesize as charged), in
+ * one word so that a packet's free updates both at once: the packets in
+ * the high half, the bytes in the low half. The bytes stay far below
+ * 4 GiB: a QP stops at its share of SROCE_TX_POOL.
+ */
+#define SROCE_TX_PACKET		BIT_ULL(32)
+
+/* Packets in a &struct sroce_tx_acct state word. */
+static inline u32 sroce_tx_state_packets(u64 state)
+{
+	return upper_32_bits(state);
+}
+
+/* Bytes in a &struct sroce_tx_acct state word. */
+static inline u32 sroce_tx_state_bytes(u64 state)
+{
+	return lower_32_bits(state);
+}
+
+/**
+ * sroce_tx_state_free() - a QP's transmit state once a packet is freed
+ * @state: the state word before
+ * @size: the packet's truesize now
+ *
+ * The stack may reallocate the head of a packet below us (a netdev
+ * without scatter-gather linearizing it, a driver wanting more headroom),
+ * and truesize then grows: the packet comes back bigger than it was
+ * charged. Subtracting that as it is would drift the bytes down with
+ * every such packet until they wrapped to 2 GiB, and the QP would stay
+ * stopped at its limit with nothing queued to wake it. So the bytes never
+ * go below zero, and the last packet empties the state exactly, which
+ * also undoes a drift the other way.
+ *
+ * Context: any.
+ * Return: the state word after.
+ */
+static inline u64 sroce_tx_state_free(u64 state, u32 size)
+{
+	u32 packets = sroce_tx_state_packets(state);
+	u32 bytes = sroce_tx_state_bytes(state);
+
+	if (packets <= 1)
+		return 0;
+	return (u64)(packets - 1) << 32 | (bytes > size ? bytes - size : 0);
+}
+
 /**
  * struct sroce_tx_acct - what one QP has below it in the IP stack
  * @refs: one for the QP until its destroy has stopped its engines, one
  *	per packet the stack has not freed yet
- * @queued: bytes (truesize) of those packets
- * @packets: how many; counted apart, since a packet's truesize may grow
- *	below us (a head reallocated) and @queued then never comes back to
- *	exactly 0
+ * @state: those packets and their bytes (skb truesize when charged):
+ *	sroce_tx_state_packets(), sroce_tx_state_bytes()
  * @waiting: bit 0: an engine stopped at its limit (sroce_tx_limit()); the
- *	destructor that brings @queued to half the limit as it is then, or
- *	frees the last packet, wakes the QP's engines
+ *	destructor that brings the bytes to half the limit as it is then,
+ *	or frees the last packet, wakes the QP's engines
  * @qp: the QP; NULL from the start of its destroy on (RCU)
  * @pool: its device's pool, referenced
  *
@@ -607,8 +652,7 @@ u32 sroce_tx_limit(int busy);
  */
 struct sroce_tx_acct {
 	refcount_t refs;
-	atomic_t queued;
-	atomic_t packets;
+	atomic64_t state;
 	unsigned long waiting;
 	struct sroce_qp __rcu *qp;
 	struct sroce_tx_pool *pool;

@@ -887,7 +887,8 @@ static int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	     rdma_nl_put_driver_u32(msg, "rd_outstanding",
 				    READ_ONCE(qp->req.rd_sent) - READ_ONCE(qp->req.rd_done)) ||
 	     rdma_nl_put_driver_u32(msg, "cwnd", READ_ONCE(qp->req.cw.cwnd)) ||
-	     rdma_nl_put_driver_u32(msg, "tx_queued", atomic_read(&qp->tx->queued)) ||
+	     rdma_nl_put_driver_u32(msg, "tx_queued",
+				    sroce_tx_state_bytes(atomic64_read(&qp->tx->state))) ||
 	     rdma_nl_put_driver_u32(msg, "ack_timer", hrtimer_is_queued(&qp->req.ack_timer)) ||
 	     rdma_nl_put_driver_u32(msg, "req_flags", READ_ONCE(qp->req.flags) |
 				    READ_ONCE(qp->req.rewind) << 4 |

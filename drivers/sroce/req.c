@@ -103,7 +103,7 @@ u32 sroce_tx_limit(int busy)
 EXPORT_SYMBOL_IF_KUNIT(sroce_tx_limit);
 
 /* The QP's share now: the pool's QPs with packets queued may change it. */
-static int sroce_tx_acct_limit(const struct sroce_tx_acct *tx)
+static u32 sroce_tx_acct_limit(const struct sroce_tx_acct *tx)
 {
 	return sroce_tx_limit(atomic_read(&tx->pool->busy));
 }
@@ -126,13 +126,18 @@ static void sroce_tx_destructor(struct sk_buff *skb)
 {
 	struct sroce_tx_acct *tx = skb_shinfo(skb)->destructor_arg;
 	struct sroce_qp *qp;
+	u64 old, new;
 	bool empty;
-	int left;
+	u32 left;
 
 	rcu_read_lock();
-	left = atomic_sub_return(skb->truesize, &tx->queued);
-	/* Value-returning atomics: fully ordered before the bit test. */
-	empty = atomic_dec_and_test(&tx->packets);
+	old = atomic64_read(&tx->state);
+	do {
+		new = sroce_tx_state_free(old, skb->truesize);
+		/* Fully ordered when it succeeds: before the bit test. */
+	} while (!atomic64_try_cmpxchg(&tx->state, &old, new));
+	empty = !sroce_tx_state_packets(new);
+	left = sroce_tx_state_bytes(new);
 	if (empty)
 		atomic_dec(&tx->pool->busy);
 	/*
@@ -203,8 +208,8 @@ void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_tx_acct *tx = qp->tx;
 
 	refcount_inc(&tx->refs);
-	atomic_add(skb->truesize, &tx->queued);
-	if (atomic_inc_return(&tx->packets) == 1)
+	if (sroce_tx_state_packets(atomic64_add_return(SROCE_TX_PACKET + skb->truesize,
+						       &tx->state)) == 1)
 		atomic_inc(&tx->pool->busy);
 	skb_shinfo(skb)->destructor_arg = tx;
 	skb->destructor = sroce_tx_destructor;
@@ -214,12 +219,12 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 {
 	struct sroce_tx_acct *tx = qp->tx;
 
-	if (atomic_read(&tx->queued) <= sroce_tx_acct_limit(tx))
+	if (sroce_tx_state_bytes(atomic64_read(&tx->state)) <= sroce_tx_acct_limit(tx))
 		return false;
 	set_bit(0, &tx->waiting);
 	/* The bit before the second look (pairs with the destructor's). */
 	smp_mb__after_atomic();
-	if (atomic_read(&tx->queued) <= sroce_tx_acct_limit(tx))
+	if (sroce_tx_state_bytes(atomic64_read(&tx->state)) <= sroce_tx_acct_limit(tx))
 		return false;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_QUEUE);
 	return true;
@@ -368,7 +373,8 @@ u32 sroce_req_last_sent(struct sroce_qp *qp)
 static bool sroce_req_hold_timeout(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->sq_lock);
-	if (!qp->req.hold_left || !atomic_read(&qp->tx->packets))
+	if (!qp->req.hold_left ||
+	    !sroce_tx_state_packets(atomic64_read(&qp->tx->state)))
 		return false;
 	qp->req.hold_left--;
 	return true;
