@@ -17,6 +17,11 @@
 # mon-ROLE.sock in that directory (scripts/tools/tcg_profile.py).
 # SROCE_VM_BOOTS=N: how many times guests that failed before user space
 # boot again from scratch, counting the first boot (3).
+# SROCE_VM_LINK=tap (pair only): wire the guests through two host taps on
+# a bridge of their own instead of the stream socket. A tap carries the
+# virtio-net header, so the guests get checksum offload and
+# scatter-gather (the stream socket gives neither). Needs root, the
+# tun device and bridges; the default stays the stream socket.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -50,8 +55,29 @@ cleanup() {
 	for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
 	if [ -n "$keep" ]; then mkdir -p "$keep" && cp -r "$io"/. "$keep"/; fi
 	rm -rf "$io"
+	[ -z "${tapbr:-}" ] || ip link del "$tapbr" 2>/dev/null || true
+	for p in ${taps:-}; do ip link del "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+link=${SROCE_VM_LINK:-stream}
+case $link in
+stream) ;;
+tap)
+	[ "$topo" = pair ] || die "SROCE_VM_LINK=tap is for topology pair"
+	# Names of at most 15 bytes, unique per run (the pid).
+	tapbr=sroce-br$$ taps="sroce-ta$$ sroce-tb$$"
+	ip link add "$tapbr" type bridge || die "no bridge for SROCE_VM_LINK=tap"
+	sysctl -qw "net.ipv6.conf.$tapbr.disable_ipv6=1" || true
+	for p in $taps; do
+		ip tuntap add dev "$p" mode tap vnet_hdr || die "no tap $p"
+		sysctl -qw "net.ipv6.conf.$p.disable_ipv6=1" || true
+		# The guests' jumbo frames (MTU 9000) must pass the bridge.
+		ip link set "$p" mtu 9000 master "$tapbr" up
+	done
+	ip link set "$tapbr" up
+	;;
+*) die "SROCE_VM_LINK: stream or tap, not $link" ;;
+esac
 printf '%s\n' "$*" >"$io/cmd.sh"
 
 accel=${SROCE_ACCEL:-tcg}
@@ -69,7 +95,9 @@ start_guest() { # role index
 	case $topo in
 	one) net="hubport,id=n0,hubid=0" ;;
 	pair)
-		if [ "$role" = a ]; then
+		if [ "$link" = tap ]; then
+			net="tap,id=n0,ifname=sroce-t$role$$,script=no,downscript=no,vnet_hdr=on"
+		elif [ "$role" = a ]; then
 			net="stream,id=n0,server=on,addr.type=unix,addr.path=$io/link.sock"
 		else
 			net="stream,id=n0,server=off,addr.type=unix,addr.path=$io/link.sock"
