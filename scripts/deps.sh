@@ -13,6 +13,8 @@ pkgs=(
 	linux-headers-amd64
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	python3-pyverbs
+	# The deb12 guests run on this root: link.sh reads and sets offloads.
+	ethtool
 	debian-archive-keyring
 )
 missing=()

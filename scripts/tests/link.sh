@@ -124,14 +124,14 @@ while :; do
 	sleep 0.2
 done >/tmp/txq.log &
 sampler=$!
-pair_perftest "ib_write_bw 1 MiB x 300, tx_zcopy, no SG" 18606 b ib_write_bw -x "$g4" \
-	-s 1048576 -n 300
+pair_perftest "ib_write_bw 1 MiB x 200, tx_zcopy, no SG" 18606 b ib_write_bw -x "$g4" \
+	-s 1048576 -n 200
 kill $sampler
 check "tx_zcopy off" sh -c "echo 0 > $zc"
 [ "$sg_was" = on ] && check "eth0 with scatter-gather again" ethtool -K eth0 sg on
 txq_n=$(wc -l </tmp/txq.log) txq_max=$(sort -n /tmp/txq.log | tail -n 1)
 if [ "$SROCE_ROLE" = a ]; then
-	check "the sender's QP was sampled while it sent ($txq_n samples)" [ "$txq_n" -ge 3 ]
+	check "the sender's QP was sampled while it sent ($txq_n samples)" [ "$txq_n" -ge 2 ]
 fi
 check "its bytes queued stayed within 1 MiB (the most: ${txq_max:-none})" \
 	[ "${txq_max:-0}" -le 1048576 ]
