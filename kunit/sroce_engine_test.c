@@ -363,7 +363,7 @@ static void tx_limit_test(struct kunit *test)
 /* Charge a packet of @size bytes to a state word, as sroce_tx_charge(). */
 static u64 tx_state_charge(u64 state, u32 size)
 {
-	return state + SROCE_TX_PACKET + size;
+	return state + sroce_tx_state_one(size);
 }
 
 /* Packets freed at the size they were charged: back to exactly empty. */

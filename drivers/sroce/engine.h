@@ -595,6 +595,12 @@ u32 sroce_tx_limit(int busy);
  */
 #define SROCE_TX_PACKET		BIT_ULL(32)
 
+/* What charging one packet of @size bytes adds to a state word. */
+static inline u64 sroce_tx_state_one(u32 size)
+{
+	return SROCE_TX_PACKET + size;
+}
+
 /* Packets in a &struct sroce_tx_acct state word. */
 static inline u32 sroce_tx_state_packets(u64 state)
 {
@@ -616,7 +622,7 @@ static inline u32 sroce_tx_state_bytes(u64 state)
  * without scatter-gather linearizing it, a driver wanting more headroom),
  * and truesize then grows: the packet comes back bigger than it was
  * charged. Subtracting that as it is would drift the bytes down with
- * every such packet until they wrapped to 2 GiB, and the QP would stay
+ * every such packet until they wrapped, and the QP would stay
  * stopped at its limit with nothing queued to wake it. So the bytes never
  * go below zero, and the last packet empties the state exactly, which
  * also undoes a drift the other way.

@@ -208,7 +208,7 @@ void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_tx_acct *tx = qp->tx;
 
 	refcount_inc(&tx->refs);
-	if (sroce_tx_state_packets(atomic64_add_return(SROCE_TX_PACKET + skb->truesize,
+	if (sroce_tx_state_packets(atomic64_add_return(sroce_tx_state_one(skb->truesize),
 						       &tx->state)) == 1)
 		atomic_inc(&tx->pool->busy);
 	skb_shinfo(skb)->destructor_arg = tx;
