@@ -431,9 +431,18 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 					    SROCE_CNT_TX_WINDOW_PROBE);
 		}
 		sroce_req_progress(qp);
-		/* acked_psn before the bit (pairs with sroce_req_window_ok()). */
+		/*
+		 * acked_psn before the bit and the requester's PSN (pairs
+		 * with sroce_req_window_ok()). A requester waiting for room
+		 * is kicked only once there is some: a READ's responses each
+		 * move acked_psn by one, and a kick for each found the next
+		 * READ still outside the window.
+		 */
 		smp_mb();
 		if (test_bit(0, &qp->req.window_wait) &&
+		    sroce_req_window_open(READ_ONCE(qp->req.psn),
+					  qp->comp.acked_psn, 1,
+					  qp->req.cw.cwnd) &&
 		    test_and_clear_bit(0, &qp->req.window_wait))
 			out.kick = true;
 	}

@@ -259,7 +259,8 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  * @cw: the window of PSNs sent and not acknowledged (the completer and
  *	the ACK timer change it under sq_lock)
  * @window_wait: bit 0 set while the requester waits for the window to
- *	open; the completer's progress clears it and kicks the requester
+ *	open; the completer clears it and kicks the requester once its
+ *	progress leaves room for the next packet
  * @rtt_on: a round-trip sample is on its way: @rtt_psn, sent at @rtt_t0
  *	(set with release by the requester, cleared by the completer when
  *	the PSN is acknowledged and by a rewind, under sq_lock)

@@ -771,9 +771,10 @@ static bool sroce_req_must_wait(struct sroce_qp *qp, const struct sroce_swqe *w)
  * idle round trip. (Asking room for all of a READ's responses kept a
  * READ larger than the window waiting until nothing was outstanding.)
  * max_rd_atomic bounds how many are outstanding. When the packet does
- * not fit, the completer's next progress kicks us: the bit is set
- * before the second look, and the completer stores the PSN
- * acknowledged before it tests the bit (full barriers on both sides).
+ * not fit, the completer kicks us once its progress makes room: our PSN
+ * is stored and the bit set before the second look, and the completer
+ * stores the PSN acknowledged before it tests the bit and reads our PSN
+ * (full barriers on both sides), so one of the two sees the room.
  */
 static bool sroce_req_window_ok(struct sroce_qp *qp)
 {
