@@ -205,7 +205,18 @@ points() {
 		for s in $lat_sizes; do echo "lat $t $s 1"; done
 	done
 }
-total=$(($(points | wc -l) * $(echo $mtus | wc -w) * $(echo $places | wc -w) * 2 * reps))
+# The runs of one pass: each bandwidth point is preceded by a "setup" run
+# of a tenth of its messages (perftest takes 5 at least), whose busy CPU
+# and bytes the report subtracts: perftest's start, connection and memory
+# registration are no cost per GiB moved (with 20 messages per QP, a
+# quarter of a 1 MiB point's busy time with 4 QPs).
+runs() {
+	points | while read -r kind tool size qps; do
+		[ "$kind" = bw ] && [ "$mode" != profile ] && echo "setup $tool $size $qps"
+		echo "$kind $tool $size $qps"
+	done
+}
+total=$(($(runs | wc -l) * $(echo $mtus | wc -w) * $(echo $places | wc -w) * 2 * reps))
 
 n=0
 # point DRIVER MTU PLACE REP KIND TOOL SIZE QPS: one perftest run.
@@ -214,16 +225,19 @@ point() {
 	local port args c0 c1 k0 k1 t0 t1 iters peer_busy=0 peer_kbusy=0 rc=0 line key
 	n=$((n + 1))
 	port=$((20000 + n))
-	if [ "$kind" = bw ]; then
+	if [ "$kind" = bw ] || [ "$kind" = setup ]; then
 		# A fixed count per QP (perftest's -D duration mode kept its
-		# server waiting a minute after each run): about 1-2 s each.
+		# server waiting a minute after each run): 64 KiB and 1 MiB
+		# some 1-5 s each, so that the setup run's cost is well under
+		# the run's; the small sizes a second or two.
 		case $size in
 		8 | 64) iters=5000 ;;
 		4096) iters=2000 ;;
-		65536) iters=200 ;;
-		*) iters=20 ;;
+		65536) iters=1000 ;;
+		*) iters=60 ;;
 		esac
 		iters=${BENCH_ITERS:-$iters}
+		[ "$kind" = setup ] && iters=$((iters / 10 > 5 ? iters / 10 : 5))
 		args="-n $iters -q $qps"
 		[ "$tool" = ib_atomic_bw ] || args="$args -s $size"
 	else
@@ -270,7 +284,7 @@ point() {
 	local cpu kcpu
 	cpu=$(awk -v a=$((c1 - c0 + peer_busy)) -v hz="$hz" 'BEGIN { printf "%.2f", a / hz }')
 	kcpu=$(awk -v a=$((k1 - k0 + peer_kbusy)) -v hz="$hz" 'BEGIN { printf "%.2f", a / hz }')
-	if [ "$kind" = bw ]; then
+	if [ "$kind" != lat ]; then
 		# #bytes #iterations BW-peak BW-average MsgRate (MB = 2^20 bytes)
 		line=$(awk -v s="$size" '$1 == s && NF >= 5 && $2 ~ /^[0-9]+$/ {
 			printf "bw=%s mpps=%s", $4, $5 }' /tmp/bench.log | tail -n 1)
@@ -287,7 +301,7 @@ point() {
 	if [ $rc = 0 ] && [ -n "$line" ]; then
 		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu kcpu_s=$kcpu"
 		echo "kind=$kind $key point=$n $line" >>"$raw"
-		echo "# [$n/$total] $key: $line"
+		echo "# [$n/$total] kind=$kind $key: $line"
 		# A bandwidth and message rate of zero for a run that moved
 		# its bytes: keep perftest's own words for it.
 		case $line in
@@ -295,7 +309,7 @@ point() {
 		esac
 	else
 		echo "kind=$kind $key point=$n failed=$rc" >>"$raw"
-		echo "# [$n/$total] $key: FAILED (exit $rc)"
+		echo "# [$n/$total] kind=$kind $key: FAILED (exit $rc)"
 		tail -n 5 /tmp/bench.log | diag
 	fi
 }
@@ -340,10 +354,10 @@ while [ $rep -le $reps ]; do
 					busybox ping -c 2 -W 2 "192.0.2.$((3 - me))" >/dev/null 2>&1
 				fi
 				echo "# placement $where: the NIC's interrupt vectors on vCPU $(nic_irq_cpus)"
-				points | while read -r kind tool size qps; do
+				runs | while read -r kind tool size qps; do
 					point "$drv" "$mtu" "$where" "$rep" "$kind" "$tool" "$size" "$qps"
 				done
-				n=$((n + $(points | wc -l)))
+				n=$((n + $(runs | wc -l)))
 			done
 		done
 		[ "$topo" = pair ] && barrier "down$rep$drv" 600

@@ -22,10 +22,11 @@ spec.loader.exec_module(br)
 
 
 def bw(drv, tool, bw_mbs, rep, mtu=1500, place="irq", mpps="0.0005",
-       kcpu=None):
+       kcpu=None, cpu=None):
     line = ("kind=bw drv=%s topo=pair mtu=%d place=%s tool=%s size=65536 "
             "qps=1 rep=%d bw=%s mpps=%s bytes=1073741824 wall_s=1.0 "
-            "cpu_s=%d" % (drv, mtu, place, tool, rep, bw_mbs, mpps, rep))
+            "cpu_s=%d" % (drv, mtu, place, tool, rep, bw_mbs, mpps,
+                          rep if cpu is None else cpu))
     return line + (" kcpu_s=%s" % kcpu if kcpu is not None else "")
 
 
@@ -64,6 +65,37 @@ class Report(unittest.TestCase):
         self.assertAlmostEqual(r["ratio"], 3.0)
         # CPU: rep seconds per GiB, medians 2 and 2.
         self.assertAlmostEqual(r["cpu_ratio"], 1.0)
+
+    def test_setup_run_taken_off(self):
+        # Each run moves 1 GiB; its setup run (same repetition) 0.25 GiB
+        # for 2 s of sroce's CPU and 1 s of rdma_rxe's. A failed setup
+        # run is no setup run: its repetition keeps the whole run's cost.
+        def setup(drv, rep, cpu):
+            return ("kind=setup drv=%s topo=pair mtu=1500 place=irq "
+                    "tool=ib_write_bw size=65536 qps=1 rep=%d bw=9.0 "
+                    "mpps=0.0001 bytes=268435456 wall_s=1.0 cpu_s=%d "
+                    "kcpu_s=%d" % (drv, rep, cpu, cpu))
+        rows, _ = self.report([
+            setup("sroce", 1, 2), setup("sroce", 2, 2), setup("rxe", 1, 1),
+            "kind=setup drv=rxe topo=pair mtu=1500 place=irq "
+            "tool=ib_write_bw size=65536 qps=1 rep=2 failed=124",
+            bw("sroce", "ib_write_bw", "60.00", 1, cpu=5, kcpu=5),
+            bw("sroce", "ib_write_bw", "60.00", 2, cpu=8, kcpu=8),
+            bw("rxe", "ib_write_bw", "30.00", 1, cpu=4, kcpu=4),
+            bw("rxe", "ib_write_bw", "30.00", 2, cpu=4, kcpu=4),
+        ])
+        self.assertEqual(len(rows), 1)  # no row of its own for setup runs
+        r = self.row(rows, "ib_write_bw")
+        # sroce: (5 - 2) / 0.75 = 4 and (8 - 2) / 0.75 = 8, median 6;
+        # rdma_rxe: (4 - 1) / 0.75 = 4 and 4 / 1 = 4, median 4.
+        self.assertAlmostEqual(r["sroce"]["cpu_s_per_gib"], 6.0)
+        self.assertAlmostEqual(r["rxe"]["cpu_s_per_gib"], 4.0)
+        self.assertAlmostEqual(r["cpu_ratio"], 1.5)
+        self.assertAlmostEqual(r["kcpu_ratio"], 1.5)
+        # A setup run that took as much as its run: noise, no figure.
+        self.assertIsNone(br.cpu_per_gib({"cpu_s": 2.0, "bytes": 1 << 30},
+                                         "cpu_s",
+                                         {"cpu_s": 2.5, "bytes": 1 << 28}))
 
     def test_failed_and_zero_runs_give_no_figure(self):
         rows, _ = self.report([

@@ -81,12 +81,23 @@ def point_key(p):
             p["tool"], p["size"], p["qps"])
 
 
-def cpu_per_gib(p, key="cpu_s"):
+def cpu_per_gib(p, key="cpu_s", setup=None):
     """Busy CPU seconds of both guests per GiB moved (bandwidth runs):
     all of it (cpu_s) or the kernel's (kcpu_s; runs from before it was
-    recorded have none)."""
-    gib = p.get("bytes", 0) / float(1 << 30)
-    return p[key] / gib if gib > 0 and key in p else None
+    recorded have none). With the point's setup run (a tenth of its
+    messages, same repetition), what that one cost is taken off and so
+    are its bytes: the cost of each further GiB, without perftest's start
+    and connection (none when the setup run took as much: noise). Without
+    one (results from before setup runs), the whole run's."""
+    if key not in p:
+        return None
+    cpu, moved = p[key], p.get("bytes", 0)
+    if setup and key in setup and 0 < setup.get("bytes", 0) < moved:
+        cpu, moved = cpu - setup[key], moved - setup["bytes"]
+        if cpu <= 0:
+            return None
+    gib = moved / float(1 << 30)
+    return cpu / gib if gib > 0 else None
 
 
 def ratio(s, x):
@@ -95,8 +106,13 @@ def ratio(s, x):
 
 def summarise(points):
     groups = {}
+    setups = {}
     for p in points:
         if p["kind"] == "link":
+            continue
+        if p["kind"] == "setup":
+            if "failed" not in p:
+                setups[point_key(dict(p, kind="bw")) + (p["drv"], p["rep"])] = p
             continue
         groups.setdefault(point_key(p), {}).setdefault(p["drv"], []).append(p)
     rows = []
@@ -120,8 +136,9 @@ def summarise(points):
                 d[k] = statistics.median(vals) if vals else None
             if kind == "bw":
                 for k in ("cpu_s", "kcpu_s"):
-                    cpg = [c for c in (cpu_per_gib(r, k) for r in good)
-                           if c is not None]
+                    cpg = [cpu_per_gib(r, k, setups.get(key + (drv, r["rep"])))
+                           for r in good]
+                    cpg = [c for c in cpg if c is not None]
                     d[k + "_per_gib"] = statistics.median(cpg) if cpg else None
                 for k in ("host_vcpu", "host_qemu"):
                     vals = [r[k] for r in good if k in r]
@@ -189,8 +206,11 @@ def markdown(rows, caps=()):
            "nothing, only the ratios of one run do. Each figure is the "
            "median of its runs; ratio = sroce / rdma_rxe (bandwidth: higher "
            "is better; latency and CPU per GiB: lower is better). CPU is "
-           "the busy time of every guest involved, connection setup "
-           "included; kernel CPU is its system, irq and softirq share: "
+           "the busy time of every guest involved, less that of a setup "
+           "run of a tenth of the messages (5 at least) just before "
+           "(its bytes less too), so that perftest's start and "
+           "connection do not count as cost per GiB; kernel CPU is its "
+           "system, irq and softirq share: "
            "the drivers, the network stack and virtio, without perftest "
            "itself, whose polling loop keeps a vCPU busy whatever the "
            "driver does (so CPU per GiB also follows the bandwidth).",
