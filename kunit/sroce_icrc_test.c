@@ -6,11 +6,19 @@
  * ICRC, whose last four bytes are the ICRC rdma_rxe sent, little endian.
  */
 #include <kunit/test.h>
+#include <linux/ip.h>
+#include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/gso.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
 #include <linux/unaligned.h>
 
 #include "icrc.h"
 #include "net.h"
+#include "opcode.h"
+#include "sroce.h"
 #include "wire.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
@@ -357,6 +365,76 @@ static void icrc_rejects_malformed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_icrc(pkt, 20 + 8 + 12, &got), 0);
 }
 
+/*
+ * A chain (sroce_net_chain()) split as the stack splits it before a NIC
+ * without fraglist GSO (skb_gso_segment(), then skb_segment_list()): the
+ * packets built, each with the IP ID segmentation gave it, its own BTH
+ * and payload, UDP length and zero checksum, and an ICRC that matches
+ * those final bytes.
+ */
+#define CHAIN_PKTS	3
+#define CHAIN_PAY	256
+
+static void icrc_chain_segments_test(struct kunit *test)
+{
+	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	struct sroce_path path = { .hop_limit = 64, .sport = htons(49153) };
+	unsigned int seg = sizeof(struct sroce_bth) + CHAIN_PAY + SROCE_ICRC_BYTES;
+	struct sk_buff *pkts[CHAIN_PKTS], *head, *segs, *skb, *next;
+	const struct sroce_bth *bth;
+	unsigned int i, n = 0;
+	struct iphdr *ip4;
+	struct udphdr *uh;
+	u32 icrc;
+	u16 id;
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	sdev->ndev = init_net.loopback_dev;
+	ipv6_addr_set_v4mapped(htonl(0xc0000201), &path.saddr);
+	ipv6_addr_set_v4mapped(htonl(0xc0000202), &path.daddr);
+	for (i = 0; i < CHAIN_PKTS; i++) {
+		pkts[i] = sroce_net_alloc_skb(sdev, seg);
+		KUNIT_ASSERT_NOT_NULL(test, pkts[i]);
+		sroce_bth_init(skb_put(pkts[i], sizeof(struct sroce_bth)),
+			       SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_READ_RESP_MIDDLE),
+			       false, 0, SROCE_PKEY_DEFAULT, 0x11, 100 + i, false);
+		memset(skb_put(pkts[i], CHAIN_PAY), 0xa0 + i, CHAIN_PAY);
+	}
+	head = sroce_net_chain(sdev, &path, pkts, CHAIN_PKTS);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(head)->gso_size, seg);
+	KUNIT_EXPECT_EQ(test, head->len, sizeof(*ip4) + sizeof(*uh) + CHAIN_PKTS * seg);
+	id = ntohs(ip_hdr(head)->id);
+
+	/* What the stack adds before the NIC: an Ethernet header. */
+	memset(skb_push(head, ETH_HLEN), 0, ETH_HLEN);
+	skb_reset_mac_header(head);
+	segs = skb_gso_segment(head, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(segs));
+	/* As validate_xmit_skb(): the first packet is the head, referenced again. */
+	consume_skb(head);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		KUNIT_ASSERT_FALSE(test, skb_is_nonlinear(skb) && skb_linearize(skb));
+		ip4 = ip_hdr(skb);
+		uh = udp_hdr(skb);
+		bth = (const void *)(uh + 1);
+		KUNIT_EXPECT_EQ_MSG(test, ntohs(ip4->id), (u16)(id + n), "packet %u", n);
+		KUNIT_EXPECT_EQ(test, ntohs(ip4->tot_len), sizeof(*ip4) + sizeof(*uh) + seg);
+		KUNIT_EXPECT_EQ(test, ntohs(uh->len), sizeof(*uh) + seg);
+		KUNIT_EXPECT_EQ(test, uh->check, 0);
+		KUNIT_EXPECT_EQ(test, sroce_bth_psn(bth), 100 + n);
+		KUNIT_EXPECT_EQ(test, ((const u8 *)(bth + 1))[CHAIN_PAY - 1], 0xa0 + n);
+		KUNIT_EXPECT_EQ(test, sroce_icrc((const u8 *)ip4, ntohs(ip4->tot_len) -
+						 SROCE_ICRC_BYTES, &icrc), 0);
+		KUNIT_EXPECT_EQ_MSG(test, icrc, get_unaligned_le32((const u8 *)ip4 +
+				    ntohs(ip4->tot_len) - SROCE_ICRC_BYTES),
+				    "packet %u", n);
+		kfree_skb(skb);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, CHAIN_PKTS);
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_rxe_vector_test, icrc_gen_params),
 	KUNIT_CASE_PARAM(icrc_skb_vector_test, icrc_gen_params),
@@ -366,6 +444,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_ignores_variant_fields_test),
 	KUNIT_CASE(icrc_covers_invariant_bytes_test),
 	KUNIT_CASE(icrc_rejects_malformed_test),
+	KUNIT_CASE(icrc_chain_segments_test),
 	{}
 };
 

@@ -155,6 +155,7 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len)
 	skb_reserve(skb, head);
 	return skb;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_alloc_skb);
 
 int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad)
 {
@@ -275,8 +276,12 @@ static void sroce_push_udp(struct sk_buff *skb, __be16 sport)
 	uh->check = 0;
 }
 
+/*
+ * The IP header. An IPv4 packet draws @ids IDs and takes the first; with
+ * @ids 0 it takes @id, one of those its chain's head drew.
+ */
 static void sroce_push_ip(struct net *net, struct sk_buff *skb,
-			  const struct sroce_path *path)
+			  const struct sroce_path *path, u32 ids, u16 id)
 {
 	struct ipv6hdr *ip6;
 	struct iphdr *ip4;
@@ -307,7 +312,10 @@ static void sroce_push_ip(struct net *net, struct sk_buff *skb,
 	ip4->saddr = path->saddr.s6_addr32[3];
 	ip4->daddr = path->daddr.s6_addr32[3];
 	/* The ID is covered by the ICRC: fixed before it is computed. */
-	__ip_select_ident(net, ip4, 1);
+	if (ids)
+		__ip_select_ident(net, ip4, ids);
+	else
+		ip4->id = htons(id);
 	ip_send_check(ip4);
 	skb->protocol = htons(ETH_P_IP);
 }
@@ -331,7 +339,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 	if (!skb_is_nonlinear(skb))
 		skb_put(skb, SROCE_ICRC_BYTES);
 	sroce_push_udp(skb, path->sport);
-	sroce_push_ip(net, skb, path);
+	sroce_push_ip(net, skb, path, 1, 0);
 	if (skb_is_nonlinear(skb))
 		err = sroce_icrc_skb(skb, &icrc);
 	else
@@ -373,6 +381,97 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		err = ip6_local_out(net, NULL, skb);
 	else
 		err = ip_local_out(net, NULL, skb);
+	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
+
+bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
+			 struct dst_cache *cache)
+{
+	struct dst_entry *dst;
+	bool ok;
+
+	if (path->ipv6)
+		return false;
+	dst = sroce_route_cached(dev_net(sdev->ndev), sdev->ndev, path, cache);
+	if (IS_ERR(dst))
+		return false;
+	ok = !(dst->dev->flags & IFF_LOOPBACK);
+	dst_release(dst);
+	return ok;
+}
+
+struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
+				const struct sroce_path *path,
+				struct sk_buff **pkts, unsigned int n)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct sk_buff *head = pkts[0], *skb, **link;
+	unsigned int i;
+	__le32 wire;
+	u16 id = 0;
+	u32 icrc;
+
+	for (i = 0; i < n; i++) {
+		skb = pkts[i];
+		skb_put(skb, SROCE_ICRC_BYTES);
+		sroce_push_udp(skb, path->sport);
+		/*
+		 * Segmentation (inet_gso_segment()) gives the i-th packet the
+		 * head's ID plus i: each ICRC is computed over that ID.
+		 */
+		sroce_push_ip(net, skb, path, i ? 0 : n, id + i);
+		if (!i)
+			id = ntohs(ip_hdr(skb)->id);
+		if (WARN_ON_ONCE(sroce_icrc(skb_network_header(skb),
+					    skb->len - SROCE_ICRC_BYTES, &icrc)))
+			icrc = 0;	/* not RoCEv2 IPv4: the peer drops it */
+		wire = cpu_to_le32(icrc);
+		memcpy(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, &wire, sizeof(wire));
+		/* No UDP checksum to offload or check: RoCEv2 sends none. */
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	}
+	/* The others hang off the head as its UDP payload, headers before. */
+	link = &skb_shinfo(head)->frag_list;
+	for (i = 1; i < n; i++) {
+		skb = pkts[i];
+		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+		*link = skb;
+		link = &skb->next;
+		head->len += skb->len;
+		head->data_len += skb->len;
+		head->truesize += skb->truesize;
+	}
+	*link = NULL;
+	skb_shinfo(head)->gso_size = skb_headlen(head) - skb_transport_offset(head) -
+				     sizeof(struct udphdr);
+	skb_shinfo(head)->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+	skb_shinfo(head)->gso_segs = n;
+	return head;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_chain);
+
+int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
+			 struct dst_cache *cache, struct sk_buff *head)
+{
+	struct net *net = dev_net(sdev->ndev);
+	struct dst_entry *dst;
+	int err;
+
+	dst = sroce_route_cached(net, sdev->ndev, path, cache);
+	if (IS_ERR(dst)) {
+		kfree_skb(head);
+		return PTR_ERR(dst);
+	}
+	if (dst->dev->flags & IFF_LOOPBACK) {
+		/* The route moved since sroce_net_can_chain(): lost, sent again. */
+		dst_release(dst);
+		kfree_skb(head);
+		return -EHOSTUNREACH;
+	}
+	memset(IPCB(head), 0, sizeof(*IPCB(head)));
+	skb_dst_set(head, dst);
+	head->dev = dst->dev;
+	err = ip_local_out(net, NULL, head);
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 

@@ -92,4 +92,55 @@ int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad);
 int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		   struct dst_cache *cache, struct sk_buff *skb);
 
+/**
+ * sroce_net_can_chain() - whether @path's packets may go as one chain
+ * @sdev: the device
+ * @path: the QP's path
+ * @cache: the QP's route cache
+ *
+ * A chain is a GSO skb of whole RoCEv2 packets (sroce_net_chain()): one
+ * pass through the IP stack and the qdisc, and one doorbell of the NIC,
+ * for all of them. Only IPv4 paths leaving by a netdev: an IPv6 packet
+ * and one for our own host go one by one through sroce_net_xmit().
+ *
+ * Context: any; softirqs may run.
+ * Return: true if sroce_net_chain() and sroce_net_xmit_chain() may be used.
+ */
+bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
+			 struct dst_cache *cache);
+
+/**
+ * sroce_net_chain() - finish packets for @path and chain them
+ * @sdev: the device
+ * @path: where they go; sroce_net_can_chain() said yes
+ * @pkts: @n packets from sroce_net_alloc_skb(), linear, BTH onward built,
+ *	the first at least as long as each of the others
+ * @n: at least 2
+ *
+ * Each packet gets its UDP and IP headers and its ICRC, computed over the
+ * IP ID that segmentation will give it; the others become the first's
+ * fraglist, and the first a UDP GSO skb that the stack splits back into
+ * the packets just before the NIC (skb_segment_list()). The chain's
+ * truesize is all of theirs: charge it as one packet.
+ *
+ * Return: the chain (@pkts[0]).
+ */
+struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
+				const struct sroce_path *path,
+				struct sk_buff **pkts, unsigned int n);
+
+/**
+ * sroce_net_xmit_chain() - hand a chain to the IP stack
+ * @sdev: the device
+ * @path: where it goes
+ * @cache: the QP's route cache
+ * @head: from sroce_net_chain(); consumed
+ *
+ * Context: any; softirqs may run.
+ * Return: 0, a routing errno, -EHOSTUNREACH when the route now leads to
+ * our own host, -ENOBUFS when the stack dropped the chain.
+ */
+int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
+			 struct dst_cache *cache, struct sk_buff *head);
+
 #endif /* _SROCE_NET_H */

@@ -198,6 +198,12 @@ static inline void sroce_count(struct sroce_dev *sdev, enum sroce_counter c)
 	atomic64_inc(&sdev->counters[c]);
 }
 
+static inline void sroce_count_n(struct sroce_dev *sdev, enum sroce_counter c,
+				 unsigned int n)
+{
+	atomic64_add(n, &sdev->counters[c]);
+}
+
 /* device.c */
 
 /**
