@@ -269,6 +269,68 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r)
 }
 
 /*
+ * Read responses sent as one chain (sroce_net_chain()): one pass through
+ * the stack and one doorbell for them all. Eight took READ of 1 MiB from
+ * 94-102 to 116-118 MB/s on the rig (Documentation/datapath.rst, "Chains").
+ */
+#define SROCE_RESP_CHAIN	8
+
+/*
+ * The next middle responses of @r, as many as SROCE_RESP_CHAIN, in one
+ * chain; its last response stays for sroce_resp_send_res(). Returns how
+ * many went, -EAGAIN when they go one by one instead, -ENOMEM, -EACCES
+ * when the memory went away.
+ */
+static int sroce_resp_send_chain(struct sroce_qp *qp, struct sroce_res *r)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu), n, i;
+	struct sk_buff *pkts[SROCE_RESP_CHAIN], *head;
+	struct sroce_read_dst d;
+	struct sroce_bth *bth;
+	struct sroce_mr *mr;
+
+	if (r->kind != SROCE_RES_READ || r->first || !r->left)
+		return -EAGAIN;
+	n = min_t(u32, SROCE_RESP_CHAIN, (r->left - 1) / mtu);
+	if (n < 2 || !sroce_net_can_chain(sdev, &qp->req.path, &qp->req.dst_cache))
+		return -EAGAIN;
+	/* The MR may have gone since the request: look again. */
+	mr = sroce_mr_get(sdev, r->rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_READ,
+			  r->va, (u64)n * mtu);
+	if (IS_ERR(mr))
+		return -EACCES;
+	for (i = 0; i < n; i++) {
+		pkts[i] = sroce_net_alloc_skb(sdev, sizeof(*bth) + mtu);
+		if (!pkts[i])
+			goto err_alloc;
+		bth = skb_put(pkts[i], sizeof(*bth));
+		sroce_bth_init(bth, SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_READ_RESP_MIDDLE),
+			       false, 0, SROCE_PKEY_DEFAULT, qp->params.dest_qpn,
+			       sroce_psn_add(r->next_psn, i), false);
+		d.dst = skb_put(pkts[i], mtu);
+		sroce_mr_walk(mr, r->va + (u64)i * mtu, mtu, sroce_read_piece, &d);
+	}
+	sroce_mr_put(mr);
+	head = sroce_net_chain(sdev, &qp->req.path, pkts, n);
+	sroce_tx_charge(qp, head);
+	if (sroce_net_xmit_chain(sdev, &qp->req.path, &qp->req.dst_cache, head))
+		sroce_count_n(sdev, SROCE_CNT_TX_DROP, n);
+	else
+		sroce_count_n(sdev, SROCE_CNT_TX_PACKETS, n);
+	r->va += (u64)n * mtu;
+	r->left -= n * mtu;
+	r->next_psn = sroce_psn_add(r->next_psn, n);
+	return n;
+
+err_alloc:
+	while (i--)
+		kfree_skb(pkts[i]);
+	sroce_mr_put(mr);
+	return -ENOMEM;
+}
+
+/*
  * Send pending responses, oldest first, at most @budget packets, then
  * the ACK that waited behind them. Returns 1 when some remain, 0 when
  * all went or the QP has its limit queued, -EACCES when a READ's
@@ -297,7 +359,14 @@ static int sroce_resp_push(struct sroce_qp *qp, unsigned int budget)
 		if (sroce_tx_throttled(qp))
 			return 0;
 		r = sroce_res_oldest(resp);
-		ret = sroce_resp_send_res(qp, r);
+		ret = sroce_resp_send_chain(qp, r);
+		if (ret > 0) {
+			/* The budget counts a chain's packets. */
+			budget -= min_t(unsigned int, budget, ret - 1);
+			continue;
+		}
+		if (ret == -EAGAIN)
+			ret = sroce_resp_send_res(qp, r);
 		if (ret == -ENOMEM)
 			return 1;
 		if (ret < 0) {
