@@ -368,24 +368,79 @@ static void icrc_rejects_malformed_test(struct kunit *test)
 /*
  * A chain (sroce_net_chain()) split as the stack splits it before a NIC
  * without fraglist GSO (skb_gso_segment(), then skb_segment_list()): the
- * packets built, each with the IP ID segmentation gave it, its own BTH
- * and payload, UDP length and zero checksum, and an ICRC that matches
- * those final bytes.
+ * packets built, each with the IP ID segmentation gave it, its own BTH,
+ * pad and payload, UDP length and zero checksum, and an ICRC that matches
+ * those final bytes. The last packet is shorter than the others, as a
+ * message's last often is. Its packets linear (the responder's), or
+ * with the payload in a page and the ICRC in a trailer fragment (the
+ * requester's zero copy), segmented for a NIC that takes fragments.
  */
 #define CHAIN_PKTS	3
 #define CHAIN_PAY	256
+#define CHAIN_LAST_PAY	250
+
+struct icrc_chain_case {
+	const char *name;
+	bool paged;
+};
+
+static const struct icrc_chain_case icrc_chain_cases[] = {
+	{ "linear", false },
+	{ "paged", true },
+};
+
+static void icrc_chain_desc(const struct icrc_chain_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(icrc_chain, icrc_chain_cases, icrc_chain_desc);
+
+/* Packet @i of the chain: BTH, @pay bytes of 0xa0 + @i, @pad zeros. */
+static struct sk_buff *icrc_chain_pkt(struct kunit *test, struct sroce_dev *sdev,
+				      bool paged, unsigned int i, u32 pay, u32 pad)
+{
+	struct sk_buff *skb;
+	struct page *page;
+	int err;
+
+	skb = sroce_net_alloc_skb(sdev, sizeof(struct sroce_bth) +
+				  (paged ? 0 : pay + pad));
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	sroce_bth_init(skb_put(skb, sizeof(struct sroce_bth)),
+		       SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_WRITE_MIDDLE),
+		       false, pad, SROCE_PKEY_DEFAULT, 0x11, 100 + i, false);
+	if (!paged) {
+		memset(skb_put(skb, pay), 0xa0 + i, pay);
+		skb_put_zero(skb, pad);
+		return skb;
+	}
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		kfree_skb(skb);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	memset(page_address(page), 0xa0 + i, pay);
+	skb_fill_page_desc(skb, 0, page, 0, pay);
+	skb_len_add(skb, pay);
+	err = sroce_net_put_trailer(skb, pad);
+	if (err)
+		kfree_skb(skb);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return skb;
+}
 
 static void icrc_chain_segments_test(struct kunit *test)
 {
+	const struct icrc_chain_case *c = test->param_value;
 	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
 	struct sroce_path path = { .hop_limit = 64, .sport = htons(49153) };
-	unsigned int seg = sizeof(struct sroce_bth) + CHAIN_PAY + SROCE_ICRC_BYTES;
+	unsigned int hdrs = sizeof(struct sroce_bth) + SROCE_ICRC_BYTES;
 	struct sk_buff *pkts[CHAIN_PKTS], *head, *segs, *skb, *next;
+	unsigned int i, n = 0, total = 0;
 	const struct sroce_bth *bth;
-	unsigned int i, n = 0;
 	struct iphdr *ip4;
 	struct udphdr *uh;
-	u32 icrc;
+	u32 icrc, pay;
 	u16 id;
 
 	KUNIT_ASSERT_NOT_NULL(test, sdev);
@@ -393,37 +448,44 @@ static void icrc_chain_segments_test(struct kunit *test)
 	ipv6_addr_set_v4mapped(htonl(0xc0000201), &path.saddr);
 	ipv6_addr_set_v4mapped(htonl(0xc0000202), &path.daddr);
 	for (i = 0; i < CHAIN_PKTS; i++) {
-		pkts[i] = sroce_net_alloc_skb(sdev, seg);
-		KUNIT_ASSERT_NOT_NULL(test, pkts[i]);
-		sroce_bth_init(skb_put(pkts[i], sizeof(struct sroce_bth)),
-			       SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_READ_RESP_MIDDLE),
-			       false, 0, SROCE_PKEY_DEFAULT, 0x11, 100 + i, false);
-		memset(skb_put(pkts[i], CHAIN_PAY), 0xa0 + i, CHAIN_PAY);
+		pay = i < CHAIN_PKTS - 1 ? CHAIN_PAY : CHAIN_LAST_PAY;
+		pkts[i] = icrc_chain_pkt(test, sdev, c->paged, i, pay, -pay & 3);
+		total += hdrs + ALIGN(pay, 4);
 	}
 	head = sroce_net_chain(sdev, &path, pkts, CHAIN_PKTS);
-	KUNIT_EXPECT_EQ(test, skb_shinfo(head)->gso_size, seg);
-	KUNIT_EXPECT_EQ(test, head->len, sizeof(*ip4) + sizeof(*uh) + CHAIN_PKTS * seg);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(head)->gso_size, hdrs + CHAIN_PAY);
+	KUNIT_EXPECT_EQ(test, head->len, sizeof(*ip4) + sizeof(*uh) + total);
 	id = ntohs(ip_hdr(head)->id);
 
 	/* What the stack adds before the NIC: an Ethernet header. */
 	memset(skb_push(head, ETH_HLEN), 0, ETH_HLEN);
 	skb_reset_mac_header(head);
-	segs = skb_gso_segment(head, 0);
+	segs = skb_gso_segment(head, c->paged ? NETIF_F_SG : 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(segs));
 	/* As validate_xmit_skb(): the first packet is the head, referenced again. */
 	consume_skb(head);
 	skb_list_walk_safe(segs, skb, next) {
 		skb_mark_not_on_list(skb);
-		KUNIT_ASSERT_FALSE(test, skb_is_nonlinear(skb) && skb_linearize(skb));
+		KUNIT_EXPECT_EQ_MSG(test, skb_is_nonlinear(skb), c->paged,
+				    "packet %u", n);
+		if (skb_linearize(skb)) {
+			KUNIT_FAIL(test, "packet %u: cannot linearize", n);
+			kfree_skb(skb);
+			continue;
+		}
+		pay = n < CHAIN_PKTS - 1 ? CHAIN_PAY : CHAIN_LAST_PAY;
 		ip4 = ip_hdr(skb);
 		uh = udp_hdr(skb);
 		bth = (const void *)(uh + 1);
 		KUNIT_EXPECT_EQ_MSG(test, ntohs(ip4->id), (u16)(id + n), "packet %u", n);
-		KUNIT_EXPECT_EQ(test, ntohs(ip4->tot_len), sizeof(*ip4) + sizeof(*uh) + seg);
-		KUNIT_EXPECT_EQ(test, ntohs(uh->len), sizeof(*uh) + seg);
+		KUNIT_EXPECT_EQ(test, ntohs(ip4->tot_len),
+				sizeof(*ip4) + sizeof(*uh) + hdrs + ALIGN(pay, 4));
+		KUNIT_EXPECT_EQ(test, ntohs(uh->len), sizeof(*uh) + hdrs + ALIGN(pay, 4));
 		KUNIT_EXPECT_EQ(test, uh->check, 0);
 		KUNIT_EXPECT_EQ(test, sroce_bth_psn(bth), 100 + n);
-		KUNIT_EXPECT_EQ(test, ((const u8 *)(bth + 1))[CHAIN_PAY - 1], 0xa0 + n);
+		KUNIT_EXPECT_EQ(test, ((const u8 *)(bth + 1))[pay - 1], 0xa0 + n);
+		KUNIT_EXPECT_EQ(test, ((const u8 *)(bth + 1))[ALIGN(pay, 4) - 1],
+				pay & 3 ? 0 : 0xa0 + n);
 		KUNIT_EXPECT_EQ(test, sroce_icrc((const u8 *)ip4, ntohs(ip4->tot_len) -
 						 SROCE_ICRC_BYTES, &icrc), 0);
 		KUNIT_EXPECT_EQ_MSG(test, icrc, get_unaligned_le32((const u8 *)ip4 +
@@ -444,7 +506,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_ignores_variant_fields_test),
 	KUNIT_CASE(icrc_covers_invariant_bytes_test),
 	KUNIT_CASE(icrc_rejects_malformed_test),
-	KUNIT_CASE(icrc_chain_segments_test),
+	KUNIT_CASE_PARAM(icrc_chain_segments_test, icrc_chain_gen_params),
 	{}
 };
 

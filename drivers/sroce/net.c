@@ -320,14 +320,41 @@ static void sroce_push_ip(struct net *net, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IP);
 }
 
+/*
+ * Finish a packet built from its BTH on: the UDP and IP headers (@ids,
+ * @id as for sroce_push_ip()) and the ICRC, stored in the room left for
+ * it at the linear end or in the trailer fragment of a packet whose
+ * payload is in pages (sroce_net_put_trailer()).
+ */
+static int sroce_net_seal(struct net *net, struct sk_buff *skb,
+			  const struct sroce_path *path, u32 ids, u16 id)
+{
+	bool paged = skb_is_nonlinear(skb);
+	__le32 wire;
+	u32 icrc;
+	int err;
+
+	if (!paged)
+		skb_put(skb, SROCE_ICRC_BYTES);
+	sroce_push_udp(skb, path->sport);
+	sroce_push_ip(net, skb, path, ids, id);
+	if (paged)
+		err = sroce_icrc_skb(skb, &icrc);
+	else
+		err = sroce_icrc(skb_network_header(skb),
+				 skb->len - SROCE_ICRC_BYTES, &icrc);
+	if (err)
+		return err;
+	wire = cpu_to_le32(icrc);
+	return skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire));
+}
+
 int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		   struct dst_cache *cache, struct sk_buff *skb)
 {
 	struct net_device *ndev = sdev->ndev;
 	struct net *net = dev_net(ndev);
 	struct dst_entry *dst;
-	__le32 wire;
-	u32 icrc;
 	int err;
 
 	dst = sroce_route_cached(net, ndev, path, cache);
@@ -335,24 +362,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	/* A packet with fragments has its ICRC's room: its trailer. */
-	if (!skb_is_nonlinear(skb))
-		skb_put(skb, SROCE_ICRC_BYTES);
-	sroce_push_udp(skb, path->sport);
-	sroce_push_ip(net, skb, path, 1, 0);
-	if (skb_is_nonlinear(skb))
-		err = sroce_icrc_skb(skb, &icrc);
-	else
-		err = sroce_icrc(skb_network_header(skb),
-				 skb->len - SROCE_ICRC_BYTES, &icrc);
-	if (WARN_ON_ONCE(err)) {
-		dst_release(dst);
-		kfree_skb(skb);
-		return err;
-	}
-	wire = cpu_to_le32(icrc);
-	/* The last bytes, linear or in the trailer's fragment. */
-	err = skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire));
+	err = sroce_net_seal(net, skb, path, 1, 0);
 	if (WARN_ON_ONCE(err)) {
 		dst_release(dst);
 		kfree_skb(skb);
@@ -407,29 +417,25 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
 	struct net *net = dev_net(sdev->ndev);
 	struct sk_buff *head = pkts[0], *skb, **link;
 	unsigned int i;
-	__le32 wire;
 	u16 id = 0;
-	u32 icrc;
 
 	for (i = 0; i < n; i++) {
 		skb = pkts[i];
-		skb_put(skb, SROCE_ICRC_BYTES);
-		sroce_push_udp(skb, path->sport);
 		/*
 		 * Segmentation (inet_gso_segment()) gives the i-th packet the
-		 * head's ID plus i: each ICRC is computed over that ID.
+		 * head's ID plus i: each ICRC is computed over that ID. A
+		 * packet that cannot be sealed (not RoCEv2 IPv4) keeps a wrong
+		 * ICRC, and its peer drops it.
 		 */
-		sroce_push_ip(net, skb, path, i ? 0 : n, id + i);
+		WARN_ON_ONCE(sroce_net_seal(net, skb, path, i ? 0 : n, id + i));
 		if (!i)
 			id = ntohs(ip_hdr(skb)->id);
-		if (WARN_ON_ONCE(sroce_icrc(skb_network_header(skb),
-					    skb->len - SROCE_ICRC_BYTES, &icrc)))
-			icrc = 0;	/* not RoCEv2 IPv4: the peer drops it */
-		wire = cpu_to_le32(icrc);
-		memcpy(skb_tail_pointer(skb) - SROCE_ICRC_BYTES, &wire, sizeof(wire));
 		/* No UDP checksum to offload or check: RoCEv2 sends none. */
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
 	}
+	/* What the head carries itself, linear or in pages: each packet's most. */
+	skb_shinfo(head)->gso_size = head->len - skb_transport_offset(head) -
+				     sizeof(struct udphdr);
 	/* The others hang off the head as its UDP payload, headers before. */
 	link = &skb_shinfo(head)->frag_list;
 	for (i = 1; i < n; i++) {
@@ -442,8 +448,6 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
 		head->truesize += skb->truesize;
 	}
 	*link = NULL;
-	skb_shinfo(head)->gso_size = skb_headlen(head) - skb_transport_offset(head) -
-				     sizeof(struct udphdr);
 	skb_shinfo(head)->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
 	skb_shinfo(head)->gso_segs = n;
 	return head;

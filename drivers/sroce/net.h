@@ -113,8 +113,9 @@ bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
  * sroce_net_chain() - finish packets for @path and chain them
  * @sdev: the device
  * @path: where they go; sroce_net_can_chain() said yes
- * @pkts: @n packets from sroce_net_alloc_skb(), linear, BTH onward built,
- *	the first at least as long as each of the others
+ * @pkts: @n packets from sroce_net_alloc_skb(), BTH to pad built, linear
+ *	or ended with sroce_net_put_trailer() as for sroce_net_xmit(); the
+ *	first at least as long as each of the others
  * @n: at least 2
  *
  * Each packet gets its UDP and IP headers and its ICRC, computed over the

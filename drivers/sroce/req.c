@@ -3,7 +3,8 @@
  * Requester: send WQEs to packets. Runs in the QP's work item, one WQE at
  * a time in ring order: the WQE is copied out of the send ring once and
  * checked there (sroce_swqe), its PSNs are assigned, and it is cut into
- * packets of the path MTU, each built and sent at once. The completer
+ * packets of the path MTU, each built and sent at once, or a few at a
+ * time in one chain where the path takes chains. The completer
  * retires WQEs as ACKs cover their last PSN.
  *
  * Supported here: RC SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE,
@@ -47,6 +48,25 @@
 
 /* Packets per run of the work item before it yields and requeues. */
 #define SROCE_REQ_BUDGET	64
+
+/*
+ * Packets of one WQE built before they go, as one chain when the path
+ * takes chains (sroce_net_chain()): one pass through the IP stack and one
+ * doorbell of the NIC for them all (Documentation/datapath.rst, "Chains").
+ */
+#define SROCE_REQ_CHAIN		8
+
+/**
+ * struct sroce_req_batch - request packets built and not yet sent
+ * @pkts: the packets, in PSN order
+ * @n: how many
+ * @psn: the PSN of the first
+ */
+struct sroce_req_batch {
+	struct sk_buff *pkts[SROCE_REQ_CHAIN];
+	unsigned int n;
+	u32 psn;
+};
 
 void sroce_req_free(struct sroce_qp *qp)
 {
@@ -677,6 +697,63 @@ static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 	sroce_req_arm(qp, false);
 }
 
+/*
+ * The bytes a built packet takes on the wire from its BTH on: a linear
+ * one has yet to grow its ICRC, a paged one carries it in its trailer.
+ */
+static unsigned int sroce_req_wire_len(const struct sk_buff *skb)
+{
+	return skb->len + (skb_is_nonlinear(skb) ? 0 : SROCE_ICRC_BYTES);
+}
+
+/* Send @n packets of consecutive PSNs from @psn, @n > 1, as one chain. */
+static void sroce_req_xmit_chain(struct sroce_qp *qp, struct sk_buff **pkts,
+				 unsigned int n, u32 psn)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_req *req = &qp->req;
+	u32 end = sroce_psn_add(psn, n), again = 0;
+	struct sk_buff *head;
+
+	if (sroce_psn_before(psn, req->high_psn))
+		again = min_t(u32, n, sroce_psn_diff(req->high_psn, psn));
+	if (again)
+		sroce_count_n(sdev, SROCE_CNT_TX_RETRANSMIT, again);
+	if (again < n)
+		WRITE_ONCE(req->high_psn, end);
+	head = sroce_net_chain(sdev, &req->path, pkts, n);
+	sroce_tx_charge(qp, head);
+	if (sroce_net_xmit_chain(sdev, &req->path, &req->dst_cache, head))
+		sroce_count_n(sdev, SROCE_CNT_TX_DROP, n);
+	else
+		sroce_count_n(sdev, SROCE_CNT_TX_PACKETS, n);
+	sroce_req_arm(qp, false);
+}
+
+/*
+ * Send what @b holds, in PSN order: in chains, each of the packets that
+ * are no longer than its first (segmentation sizes every packet by the
+ * head), or one by one.
+ */
+static void sroce_req_flush(struct sroce_qp *qp, struct sroce_req_batch *b)
+{
+	unsigned int i = 0, k;
+	u32 psn;
+
+	while (i < b->n) {
+		psn = sroce_psn_add(b->psn, i);
+		for (k = i + 1; k < b->n; k++)
+			if (sroce_req_wire_len(b->pkts[k]) > sroce_req_wire_len(b->pkts[i]))
+				break;
+		if (k - i > 1)
+			sroce_req_xmit_chain(qp, b->pkts + i, k - i, psn);
+		else
+			sroce_req_xmit(qp, b->pkts[i], psn);
+		i = k;
+	}
+	b->n = 0;
+}
+
 /* The WQE's work is all sent: the completer may retire it from now on. */
 static void sroce_req_wqe_sent(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
@@ -845,12 +922,12 @@ static int sroce_req_attach(struct sroce_qp *qp, const struct sroce_swqe *w,
 }
 
 /*
- * Build and send the next packet of @w, its payload attached from the
+ * Build the next packet of @w into @b, its payload attached from the
  * user's pages (@zcopy) or copied. Returns -EAGAIN, with nothing changed,
  * when the payload cannot be attached.
  */
 static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
-			   bool zcopy)
+			   bool zcopy, struct sroce_req_batch *b)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
@@ -911,17 +988,20 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 		sroce_req_wqe_sent(qp, w);
 	else
 		req->psn = sroce_psn_add(req->psn, 1);
-	sroce_req_xmit(qp, skb, psn);
+	if (!b->n)
+		b->psn = psn;
+	b->pkts[b->n++] = skb;
 	return 0;
 }
 
 /*
- * Build and send the next packet of @w. With tx_zcopy, a user QP's payload
+ * Build the next packet of @w into @b. With tx_zcopy, a user QP's payload
  * of SROCE_TX_ZCOPY_MIN bytes or more goes out of its own pages: no copy,
  * and no zeroed buffer to copy into (datapath.rst, "Payload without a
  * copy"); else, or when that fails, it is copied into the skb.
  */
-static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
+static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w,
+			    struct sroce_req_batch *b)
 {
 	u32 left = w->length - qp->req.offset;
 	int err = -EAGAIN;
@@ -929,9 +1009,41 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w)
 	if (!w->is_inline &&
 	    sroce_tx_zcopy_ok(qp->ibqp.uobject,
 			      min_t(u32, left, ib_mtu_enum_to_int(qp->params.path_mtu))))
-		err = sroce_req_build(qp, w, true);
+		err = sroce_req_build(qp, w, true, b);
 	if (err == -EAGAIN)
-		err = sroce_req_build(qp, w, false);
+		err = sroce_req_build(qp, w, false, b);
+	return err;
+}
+
+/*
+ * Build and send the next packets of @w: one, or, on a path that takes
+ * chains, as many more as SROCE_REQ_CHAIN, the WQE, the window and
+ * @budget (which they are taken from) allow. A packet that fails is
+ * not sent; those built before it are. Returns as sroce_req_packet().
+ */
+static int sroce_req_packets(struct sroce_qp *qp, struct sroce_swqe *w,
+			     unsigned int *budget)
+{
+	struct sroce_req *req = &qp->req;
+	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
+	u32 left = DIV_ROUND_UP(w->length - req->offset, mtu);
+	struct sroce_req_batch b = {};
+	unsigned int most = 1;
+	int err;
+
+	if (left > 1 && *budget &&
+	    sroce_net_can_chain(to_sdev(qp->ibqp.device), &req->path,
+				&req->dst_cache))
+		most = min3(SROCE_REQ_CHAIN, left, *budget + 1);
+	do {
+		err = sroce_req_packet(qp, w, &b);
+		/* Without the window's bit: the pass looks again, and waits. */
+	} while (!err && b.n < most &&
+		 sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
+				       READ_ONCE(req->cw.cwnd)));
+	if (b.n)
+		*budget -= b.n - 1;
+	sroce_req_flush(qp, &b);
 	return err;
 }
 
@@ -1089,7 +1201,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 		if (sroce_wr_rd_atomic(w->opcode))
 			err = sroce_req_rd_atomic(qp, w);
 		else
-			err = sroce_req_packet(qp, w);
+			err = sroce_req_packets(qp, w, &budget);
 		if (err == -ENOMEM)
 			return true;	/* try again in a moment */
 		if (err) {
