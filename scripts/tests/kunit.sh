@@ -16,15 +16,26 @@ if [ ! -f "$1" ]; then
 fi
 modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel
 check "sroce loads" insmod "$SROCE_KO"
-dmesg -C
+# One suite module at a time, its kernel log read before the next: a
+# suite whose failures fill the log buffer would otherwise push out the
+# suites before it, and their cases would go unreported.
+: >/tmp/kunit.log
 for m in "$@"; do
+	dmesg -C
 	check "$(basename "$m") loads" insmod "$m"
+	dmesg | sed 's/^\[[^]]*\] //' >/tmp/kunit.one
+	grep -q '^    # Subtest: ' /tmp/kunit.one ||
+		not_ok "$(basename "$m") reports its suite (the start of its log is lost)"
+	echo "#module $(basename "$m" .ko)" >>/tmp/kunit.log
+	cat /tmp/kunit.one >>/tmp/kunit.log
 done
 
 # Kernel log lines "    # Subtest: SUITE" open a suite; "    ok N CASE" and
 # "    not ok N CASE" (exactly four spaces: deeper ones are parameters) are
-# its cases; other "    # " lines at that depth are diagnostics.
-dmesg | sed 's/^\[[^]]*\] //' | awk '
+# its cases; other "    # " lines at that depth are diagnostics. Cases
+# whose suite's start was lost are named after their module.
+awk '
+	/^#module / { suite = "(" $2 ")"; next }
 	/^    # Subtest: / { suite = $3; next }
 	suite != "" && /^    (not )?ok [0-9]+ / {
 		ok = ($1 == "ok")
@@ -35,7 +46,7 @@ dmesg | sed 's/^\[[^]]*\] //' | awk '
 	}
 	suite != "" && /^        # .*(FAILED|Expected|expected)/ { print "# " $0 }
 	END { if (n == 0) print "not ok - kunit: no test case reported" }
-' >/tmp/kunit.tap
+' /tmp/kunit.log >/tmp/kunit.tap
 while IFS= read -r l; do
 	case $l in
 	"not ok"*) not_ok "${l#not ok - }" ;;
