@@ -6,8 +6,10 @@
  * ICRC, whose last four bytes are the ICRC rdma_rxe sent, little endian.
  */
 #include <kunit/test.h>
+#include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/gso.h>
@@ -366,6 +368,41 @@ static void icrc_rejects_malformed_test(struct kunit *test)
 }
 
 /*
+ * The table CRC (sroce_crc32_table()) against the CRC-32 check value,
+ * then against the kernel's crc32_le(), whichever of the two the module
+ * chose for the ICRC: every length to 64 bytes from every alignment to
+ * eight (its eight-byte steps and the bytes left after them), and some
+ * longer runs, each from a random running CRC.
+ */
+static void icrc_table_crc_test(struct kunit *test)
+{
+	static const size_t longs[] = { 255, 256, 1021, 4096 };
+	u8 *buf = kunit_kmalloc(test, 4096 + 8, GFP_KERNEL);
+	size_t off, len, i;
+	u32 seed;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, ~sroce_crc32_table(~0U, (const u8 *)"123456789", 9),
+			0xcbf43926);
+	KUNIT_EXPECT_EQ(test, sroce_crc32_table(0x1234, buf, 0), 0x1234);
+	get_random_bytes(buf, 4096 + 8);
+	for (off = 0; off < 8; off++) {
+		for (len = 0; len <= 64; len++) {
+			seed = get_random_u32();
+			KUNIT_EXPECT_EQ_MSG(test, sroce_crc32_table(seed, buf + off, len),
+					    crc32_le(seed, buf + off, len),
+					    "offset %zu, %zu bytes", off, len);
+		}
+		for (i = 0; i < ARRAY_SIZE(longs); i++) {
+			seed = get_random_u32();
+			KUNIT_EXPECT_EQ_MSG(test, sroce_crc32_table(seed, buf + off, longs[i]),
+					    crc32_le(seed, buf + off, longs[i]),
+					    "offset %zu, %zu bytes", off, longs[i]);
+		}
+	}
+}
+
+/*
  * A chain (sroce_net_chain()) split as the stack splits it before a NIC
  * without fraglist GSO (skb_gso_segment(), then skb_segment_list()): the
  * packets built, each with the IP ID segmentation gave it, its own BTH,
@@ -506,6 +543,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_ignores_variant_fields_test),
 	KUNIT_CASE(icrc_covers_invariant_bytes_test),
 	KUNIT_CASE(icrc_rejects_malformed_test),
+	KUNIT_CASE(icrc_table_crc_test),
 	KUNIT_CASE_PARAM(icrc_chain_segments_test, icrc_chain_gen_params),
 	{}
 };

@@ -40,4 +40,30 @@ int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc);
  */
 int sroce_icrc_skb(struct sk_buff *skb, u32 *icrc);
 
+/**
+ * sroce_icrc_init() - choose how the CRC is computed
+ *
+ * Builds the tables of sroce_crc32_table(), then, unless the icrc_impl
+ * module parameter names one, times it and crc32_le() over 4 KiB and
+ * keeps the faster for every ICRC from then on; icrc_impl then reads
+ * "kernel" or "table".
+ *
+ * Context: module load, before any packet is sent or received.
+ */
+void sroce_icrc_init(void);
+
+/**
+ * sroce_crc32_table() - CRC-32 (IEEE 802.3, bit-reflected) by tables
+ * @crc: the CRC so far (~0 to start)
+ * @p: the bytes
+ * @len: how many
+ *
+ * Equal to crc32_le(): eight bytes a step, each byte's share read from a
+ * table (sroce_icrc_init() builds them).
+ *
+ * Context: any, once the module is loaded.
+ * Return: the CRC after @p, not inverted.
+ */
+u32 sroce_crc32_table(u32 crc, const u8 *p, size_t len);
+
 #endif /* _SROCE_ICRC_H */

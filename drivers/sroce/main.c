@@ -11,6 +11,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "engine.h"
+#include "icrc.h"
 #include "sroce.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
@@ -66,6 +67,7 @@ static int __init sroce_init(void)
 		return -EBUSY;
 	}
 
+	sroce_icrc_init();
 	err = sroce_net_init();
 	if (err)
 		return err;
