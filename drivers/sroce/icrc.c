@@ -24,7 +24,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/udp.h>
-#include <linux/unaligned.h>
 
 #include "icrc.h"
 #include "wire.h"
@@ -49,11 +48,14 @@ MODULE_PARM_DESC(icrc_impl, "how the ICRC is computed: auto (the faster, measure
 u32 sroce_crc32_table(u32 crc, const u8 *p, size_t len)
 {
 	const u32 (*t)[256] = sroce_crc_tab;
+	__le32 w[2];
 	u32 lo, hi;
 
 	for (; len >= 8; p += 8, len -= 8) {
-		lo = crc ^ get_unaligned_le32(p);
-		hi = get_unaligned_le32(p + 4);
+		/* Any alignment: the copy is two loads. */
+		memcpy(w, p, sizeof(w));
+		lo = crc ^ le32_to_cpu(w[0]);
+		hi = le32_to_cpu(w[1]);
 		crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^
 		      t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
 		      t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^
