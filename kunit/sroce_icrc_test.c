@@ -371,7 +371,7 @@ static void icrc_rejects_malformed_test(struct kunit *test)
  * The table CRC (sroce_crc32_table()) against the CRC-32 check value,
  * then against the kernel's crc32_le(), whichever of the two the module
  * chose for the ICRC: every length to 64 bytes from every alignment to
- * eight (its eight-byte steps and the bytes left after them), and some
+ * eight (its sixteen-byte steps and the bytes left after them), and some
  * longer runs, each from a random running CRC.
  */
 static void icrc_table_crc_test(struct kunit *test)

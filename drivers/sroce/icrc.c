@@ -6,8 +6,8 @@
  *
  * The CRC itself is computed one of two ways, whichever is faster on the
  * CPU the module runs on (Documentation/datapath.rst, "The CRC"): the
- * kernel's crc32_le(), or sroce_crc32_table(), which takes eight bytes a
- * step through eight tables.
+ * kernel's crc32_le(), or sroce_crc32_table(), which takes sixteen bytes
+ * a step through sixteen tables.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,11 +31,14 @@
 /* The CRC-32 polynomial, bit-reversed: bit 0 is the x^31 term. */
 #define SROCE_CRC32_POLY	0xedb88320
 
+/* Bytes one step of sroce_crc32_table() folds, and its tables. */
+#define SROCE_CRC_STEP	16
+
 /*
  * sroce_crc_tab[k][b]: the CRC remainder of byte b followed by k zero
- * bytes, so that one step folds eight bytes by table lookups alone.
+ * bytes, so that one step folds sixteen bytes by table lookups alone.
  */
-static u32 sroce_crc_tab[8][256] __ro_after_init;
+static u32 sroce_crc_tab[SROCE_CRC_STEP][256] __ro_after_init;
 
 /* Whether sroce_crc32_table() is the faster: set once, at module load. */
 static bool sroce_crc_use_table __ro_after_init;
@@ -45,21 +48,34 @@ static char *sroce_crc_impl = "auto";
 module_param_named(icrc_impl, sroce_crc_impl, charp, 0444);
 MODULE_PARM_DESC(icrc_impl, "how the ICRC is computed: auto (the faster, measured at load), kernel or table");
 
+/* The share of the four bytes of @v, followed by @k zero bytes. */
+static inline u32 sroce_crc_word(const u32 (*t)[256], unsigned int k, u32 v)
+{
+	return t[k + 3][v & 0xff] ^ t[k + 2][(v >> 8) & 0xff] ^
+	       t[k + 1][(v >> 16) & 0xff] ^ t[k][v >> 24];
+}
+
+/* Eight bytes at @p, of any alignment, little-endian: one load on x86. */
+static inline u64 sroce_crc_load(const u8 *p)
+{
+	__le64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64_to_cpu(v);
+}
+
 u32 sroce_crc32_table(u32 crc, const u8 *p, size_t len)
 {
 	const u32 (*t)[256] = sroce_crc_tab;
-	__le32 w[2];
-	u32 lo, hi;
+	u64 a, b;
 
-	for (; len >= 8; p += 8, len -= 8) {
-		/* Any alignment: the copy is two loads. */
-		memcpy(w, p, sizeof(w));
-		lo = crc ^ le32_to_cpu(w[0]);
-		hi = le32_to_cpu(w[1]);
-		crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^
-		      t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
-		      t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^
-		      t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
+	for (; len >= SROCE_CRC_STEP; p += SROCE_CRC_STEP, len -= SROCE_CRC_STEP) {
+		a = sroce_crc_load(p);
+		b = sroce_crc_load(p + 8);
+		crc = sroce_crc_word(t, 12, crc ^ (u32)a) ^
+		      sroce_crc_word(t, 8, a >> 32) ^
+		      sroce_crc_word(t, 4, (u32)b) ^
+		      sroce_crc_word(t, 0, b >> 32);
 	}
 	while (len--)
 		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
@@ -112,7 +128,7 @@ void __init sroce_icrc_init(void)
 			crc = crc & 1 ? (crc >> 1) ^ SROCE_CRC32_POLY : crc >> 1;
 		sroce_crc_tab[0][b] = crc;
 	}
-	for (k = 1; k < 8; k++)
+	for (k = 1; k < SROCE_CRC_STEP; k++)
 		for (b = 0; b < 256; b++)
 			sroce_crc_tab[k][b] = (sroce_crc_tab[k - 1][b] >> 8) ^
 				sroce_crc_tab[0][sroce_crc_tab[k - 1][b] & 0xff];

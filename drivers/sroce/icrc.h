@@ -58,8 +58,8 @@ void sroce_icrc_init(void);
  * @p: the bytes
  * @len: how many
  *
- * Equal to crc32_le(): eight bytes a step, each byte's share read from a
- * table (sroce_icrc_init() builds them).
+ * Equal to crc32_le(): sixteen bytes a step, each byte's share read from
+ * a table (sroce_icrc_init() builds them).
  *
  * Context: any, once the module is loaded.
  * Return: the CRC after @p, not inverted.
