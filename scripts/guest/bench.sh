@@ -77,6 +77,33 @@ busy() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 # not perftest's polling loop).
 kbusy() { awk '/^cpu /{ print $4 + $7 + $8 }' /proc/stat; }
 listening() { [ -n "$(ss -Hltn 2>/dev/null)" ]; }
+# recovery DRIVER: sroce's counters of loss and recovery now, "name=N"
+# words (nothing for rdma_rxe). events BEFORE AFTER: those that moved,
+# "name:delta,...", or "none". A run that had to recover is the one to
+# look at twice: the report lists them.
+RECOVERY="ack_timeout tx_rewind tx_retransmit rx_nak_seq rx_seq_gap \
+rx_dup_request tx_rnr_nak rx_rnr_nak tx_drop rx_drop_icrc"
+recovery() {
+	[ "$1" = sroce ] || return 0
+	rdma statistic show link dev0/1 2>/dev/null | tr ' ' '\n' |
+		awk -v want="$RECOVERY" '
+			BEGIN { n = split(want, w); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+			prev in keep && /^[0-9]+$/ { printf "%s=%s ", prev, $0 }
+			{ prev = $0 }'
+}
+events() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, w, " ")
+		for (i = 1; i <= n; i++) { split(w[i], kv, "="); was[kv[1]] = kv[2] }
+		n = split(b, w, " ")
+		for (i = 1; i <= n; i++) {
+			split(w[i], kv, "=")
+			if (kv[2] - was[kv[1]] > 0)
+				out = out (out == "" ? "" : ",") kv[1] ":" kv[2] - was[kv[1]]
+		}
+		print out == "" ? "none" : out
+	}'
+}
 # barrier_file FILE: wait for FILE, 200 s at most (a cheap test: wait_for
 # counts its 0.1 s steps, not the time its command takes under TCG).
 barrier_file() {
@@ -223,6 +250,7 @@ n=0
 point() {
 	local drv=$1 mtu=$2 where=$3 rep=$4 kind=$5 tool=$6 size=$7 qps=$8
 	local port args c0 c1 k0 k1 t0 t1 iters peer_busy=0 peer_kbusy=0 rc=0 line key
+	local r0 ev ev_peer=none
 	n=$((n + 1))
 	port=$((20000 + n))
 	if [ "$kind" = bw ] || [ "$kind" = setup ]; then
@@ -247,7 +275,7 @@ point() {
 	key="drv=$drv topo=$topo mtu=$mtu place=$where tool=$tool size=$size qps=$qps rep=$rep"
 	[ "$topo" = pair ] && barrier "p$n" 120
 	if [ "$SROCE_ROLE" != "$client" ] || [ "$topo" = one ]; then
-		c0=$(busy) k0=$(kbusy)
+		c0=$(busy) k0=$(kbusy) r0=$(recovery "$drv")
 		# shellcheck disable=SC2086
 		timeout 180 $pin_server "$tool" -d dev0 -x "$g" -p "$port" -F $args \
 			</dev/null >/tmp/bench-server.log 2>&1 &
@@ -257,6 +285,7 @@ point() {
 			publish "ready$n" 1
 			wait $server_pid
 			c1=$(busy) k1=$(kbusy)
+			publish "ev$n" "$(events "$r0" "$(recovery "$drv")")"
 			publish "busy$n" $((c1 - c0))
 			publish "kbusy$n" $((k1 - k0))
 			return 0
@@ -264,7 +293,7 @@ point() {
 	fi
 	# The server listens (on a: its word through the shared folder).
 	[ "$topo" = pair ] && barrier_file "$SROCE_IO/val-a-ready$n"
-	[ "$topo" = pair ] && c0=$(busy) k0=$(kbusy)
+	[ "$topo" = pair ] && c0=$(busy) k0=$(kbusy) r0=$(recovery "$drv")
 	t0=$(date +%s.%N)
 	# The phase, for the host's samplers (scripts/tools/host_cpu.py,
 	# tcg_profile.py): the point's number, or in a profile the driver.
@@ -276,10 +305,12 @@ point() {
 	t1=$(date +%s.%N)
 	[ "$topo" = one ] && { wait $server_pid || true; }
 	c1=$(busy) k1=$(kbusy)
+	ev=$(events "$r0" "$(recovery "$drv")")
 	if [ "$topo" = pair ]; then
 		barrier_file "$SROCE_IO/val-a-kbusy$n"
 		peer_busy=$(lookup a "busy$n" 2>/dev/null || echo 0)
 		peer_kbusy=$(lookup a "kbusy$n" 2>/dev/null || echo 0)
+		ev_peer=$(lookup a "ev$n" 2>/dev/null || echo none)
 	fi
 	local cpu kcpu
 	cpu=$(awk -v a=$((c1 - c0 + peer_busy)) -v hz="$hz" 'BEGIN { printf "%.2f", a / hz }')
@@ -300,6 +331,8 @@ point() {
 	fi
 	if [ $rc = 0 ] && [ -n "$line" ]; then
 		line="$line wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') cpu_s=$cpu kcpu_s=$kcpu"
+		# In loopback the one device is both sides: its events are the client's.
+		[ "$drv" = sroce ] && line="$line ev_client=$ev ev_server=$ev_peer"
 		echo "kind=$kind $key point=$n $line" >>"$raw"
 		echo "# [$n/$total] kind=$kind $key: $line"
 		# A bandwidth and message rate of zero for a run that moved

@@ -3,7 +3,8 @@
 """Host test (make check): scripts/tools/bench_report.py on raw lines
 made up here, so the figures it must print are known: medians, ratios,
 failed and zero runs, and the link's capacity beside each driver's best
-bandwidth in the same direction, the host CPU by point; and
+bandwidth in the same direction, the host CPU by point, sroce's runs
+that had to recover; and
 scripts/tools/host_cpu.py on a stand-in QEMU. No guest, no gnuplot needed (without it
 the plots are skipped and said so on stderr)."""
 import importlib.util
@@ -189,6 +190,30 @@ class Report(unittest.TestCase):
         md = br.markdown(rows)
         self.assertIn("## Host CPU", md)
         self.assertIn("| ib_write_bw | 64 KiB | 1 | 90 | 100 | 1.80 | 1.60 |", md)
+
+    def test_recovery_listed(self):
+        ev = " ev_client=%s ev_server=%s"
+        lines = [
+            bw("sroce", "ib_write_bw", "30.00", 1) + ev % ("none", "none"),
+            bw("sroce", "ib_write_bw", "12.00", 2) +
+            ev % ("ack_timeout:2,tx_retransmit:40", "rx_dup_request:40"),
+            bw("rxe", "ib_write_bw", "10.00", 1),
+        ]
+        rows, _ = self.report(lines)
+        points = br.read_points(self.dir)
+        md = br.markdown(rows, (), points)
+        self.assertIn("## sroce's recovery", md)
+        self.assertIn("| ib_write_bw | 64 KiB | 1 | 2 | 12.0 "
+                      "| ack_timeout:2,tx_retransmit:40 | rx_dup_request:40 |", md)
+        self.assertNotIn("| 1 | 30.0 | none", md)
+        # Recorded, and nothing moved: said so.
+        rows, _ = self.report(lines[:1] + lines[2:])
+        md = br.markdown(rows, (), br.read_points(self.dir))
+        self.assertIn("No sroce run moved them.", md)
+        # Results from before the counters were recorded: no section.
+        rows, _ = self.report([bw("sroce", "ib_write_bw", "30.00", 1),
+                               bw("rxe", "ib_write_bw", "10.00", 1)])
+        self.assertNotIn("recovery", br.markdown(rows, (), br.read_points(self.dir)))
 
     def test_raw_from_before_placements(self):
         line = bw("sroce", "ib_write_bw", "30.00", 1).replace(" place=irq", "")

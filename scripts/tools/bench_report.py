@@ -199,7 +199,19 @@ def links(points, rows):
     return out
 
 
-def markdown(rows, caps=()):
+def recoveries(points):
+    """sroce's bandwidth and latency runs whose counters of loss and
+    recovery moved (ev_client, ev_server: "name:delta,..." or "none"),
+    and whether any run recorded them at all (results from before they
+    were have none)."""
+    recorded = [p for p in points if p.get("drv") == "sroce" and
+                p["kind"] in ("bw", "lat") and "ev_client" in p]
+    moved = [p for p in recorded if p["ev_client"] != "none" or
+             p.get("ev_server", "none") != "none"]
+    return moved, bool(recorded)
+
+
+def markdown(rows, caps=(), points=()):
     out = ["# make bench: sroce / rdma_rxe",
            "",
            "The guests run under TCG (QEMU, no KVM): absolute figures mean "
@@ -298,6 +310,32 @@ def markdown(rows, caps=()):
                 r["target"], r["topo"], r["mtu"], r["place"], r["tool"],
                 size_name(r["size"]), r["qps"], fmt(pct[0], 0), fmt(pct[1], 0),
                 fmt(s["host_qemu"], 2), fmt(x["host_qemu"], 2)))
+    moved, recorded = recoveries(points)
+    if recorded:
+        out += ["",
+                "## sroce's recovery",
+                "",
+                "sroce's counters of loss and recovery (ack_timeout, "
+                "tx_rewind, tx_retransmit, rx_nak_seq, rx_seq_gap, "
+                "rx_dup_request, tx_rnr_nak, rx_rnr_nak, tx_drop, "
+                "rx_drop_icrc) that moved during a run, on the client's "
+                "device and the server's (in loopback the one device is "
+                "both): a run that had to recover from loss on a clean "
+                "link took longer for it, and its figure is one to look at "
+                "twice."]
+        if not moved:
+            out += ["", "No sroce run moved them."]
+        else:
+            out += ["",
+                    "| target | topo | MTU | placement | test | size | QPs "
+                    "| rep | MB/s or usec | client | server |",
+                    "|---|---|---|---|---|---|---|---|---|---|---|"]
+            for p in moved:
+                fig = p.get("bw") if p["kind"] == "bw" else p.get("typ")
+                out.append("| %s | %s | %d | %s | %s | %s | %d | %d | %s | %s | %s |" % (
+                    p["target"], p["topo"], p["mtu"], p["place"], p["tool"],
+                    size_name(p["size"]), p["qps"], p["rep"], fmt(fig),
+                    p["ev_client"], p.get("ev_server", "none")))
     out += ["",
             "## Latency (usec)",
             "",
@@ -413,7 +451,7 @@ def main():
     with open(os.path.join(folder, "results.json"), "w") as f:
         json.dump({"note": "TCG guests: compare ratios within this run only",
                    "points": points, "summary": rows, "link": caps}, f, indent=1)
-    md = markdown(rows, caps)
+    md = markdown(rows, caps, points)
     with open(os.path.join(folder, "summary.md"), "w") as f:
         f.write(md)
     made = plots(folder, rows)
