@@ -731,9 +731,9 @@ static void sroce_req_xmit_chain(struct sroce_qp *qp, struct sk_buff **pkts,
 }
 
 /*
- * Send what @b holds, in PSN order: in chains, each of the packets that
- * are no longer than its first (segmentation sizes every packet by the
- * head), or one by one.
+ * Send what @b holds, in PSN order, as chains: a chain ends before a
+ * packet longer than its first (segmentation sizes every packet by the
+ * head); a chain of one goes alone.
  */
 static void sroce_req_flush(struct sroce_qp *qp, struct sroce_req_batch *b)
 {
