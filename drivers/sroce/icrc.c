@@ -23,6 +23,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/udp.h>
 
 #include "icrc.h"
@@ -43,9 +44,43 @@ static u32 sroce_crc_tab[SROCE_CRC_STEP][256] __ro_after_init;
 /* Whether sroce_crc32_table() is the faster: set once, at module load. */
 static bool sroce_crc_use_table __ro_after_init;
 
-/* Which way, asked for or chosen: "auto" (measure), "kernel" or "table". */
-static char *sroce_crc_impl = "auto";
-module_param_named(icrc_impl, sroce_crc_impl, charp, 0444);
+/* The icrc_impl parameter: the way asked for at load, then the one taken. */
+enum sroce_crc_way {
+	SROCE_CRC_AUTO,
+	SROCE_CRC_KERNEL,
+	SROCE_CRC_TABLE,
+};
+
+static const char * const sroce_crc_ways[] = {
+	[SROCE_CRC_AUTO] = "auto",
+	[SROCE_CRC_KERNEL] = "kernel",
+	[SROCE_CRC_TABLE] = "table",
+};
+
+static int sroce_crc_way = SROCE_CRC_AUTO;
+
+/* Anything but the three names fails the module's load: -EINVAL. */
+static int sroce_crc_way_set(const char *val, const struct kernel_param *kp)
+{
+	int way = sysfs_match_string(sroce_crc_ways, val);
+
+	if (way < 0)
+		return -EINVAL;
+	sroce_crc_way = way;
+	return 0;
+}
+
+static int sroce_crc_way_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n", sroce_crc_ways[sroce_crc_way]);
+}
+
+static const struct kernel_param_ops sroce_crc_way_ops = {
+	.set = sroce_crc_way_set,
+	.get = sroce_crc_way_get,
+};
+
+module_param_cb(icrc_impl, &sroce_crc_way_ops, NULL, 0444);
 MODULE_PARM_DESC(icrc_impl, "how the ICRC is computed: auto (the faster, measured at load), kernel or table");
 
 /* The share of the four bytes of @v, followed by @k zero bytes. */
@@ -133,17 +168,14 @@ void __init sroce_icrc_init(void)
 			sroce_crc_tab[k][b] = (sroce_crc_tab[k - 1][b] >> 8) ^
 				sroce_crc_tab[0][sroce_crc_tab[k - 1][b] & 0xff];
 
-	if (!strcmp(sroce_crc_impl, "kernel") || !strcmp(sroce_crc_impl, "table")) {
-		sroce_crc_use_table = !strcmp(sroce_crc_impl, "table");
-		pr_info("ICRC: the %s CRC, as asked\n", sroce_crc_impl);
+	if (sroce_crc_way != SROCE_CRC_AUTO) {
+		sroce_crc_use_table = sroce_crc_way == SROCE_CRC_TABLE;
+		pr_info("ICRC: the %s CRC, as asked\n", sroce_crc_ways[sroce_crc_way]);
 		return;
 	}
-	if (strcmp(sroce_crc_impl, "auto"))
-		pr_warn("icrc_impl=%s is not auto, kernel or table: measuring\n",
-			sroce_crc_impl);
 	buf = kmalloc(len, GFP_KERNEL);
 	if (!buf) {
-		sroce_crc_impl = "kernel";
+		sroce_crc_way = SROCE_CRC_KERNEL;
 		return;
 	}
 	get_random_bytes(buf, len);
@@ -151,9 +183,9 @@ void __init sroce_icrc_init(void)
 	table_ns = sroce_crc_time(sroce_crc32_table, buf, len);
 	kfree(buf);
 	sroce_crc_use_table = table_ns < kernel_ns;
-	sroce_crc_impl = sroce_crc_use_table ? "table" : "kernel";
+	sroce_crc_way = sroce_crc_use_table ? SROCE_CRC_TABLE : SROCE_CRC_KERNEL;
 	pr_info("ICRC: the %s CRC (4 KiB: kernel %llu ns, table %llu ns)\n",
-		sroce_crc_impl, kernel_ns, table_ns);
+		sroce_crc_ways[sroce_crc_way], kernel_ns, table_ns);
 }
 
 /* Longest masked span: IPv6 header, UDP header, BTH. */

@@ -44,9 +44,10 @@ int sroce_icrc_skb(struct sk_buff *skb, u32 *icrc);
  * sroce_icrc_init() - choose how the CRC is computed
  *
  * Builds the tables of sroce_crc32_table(), then, unless the icrc_impl
- * module parameter names one, times it and crc32_le() over 4 KiB and
+ * module parameter names one ("kernel" or "table"; anything but those
+ * and "auto" fails the load), times it and crc32_le() over 4 KiB and
  * keeps the faster for every ICRC from then on; icrc_impl then reads
- * "kernel" or "table".
+ * the one taken.
  *
  * Context: module load, before any packet is sent or received.
  */

@@ -15,7 +15,10 @@ if [ ! -f "$1" ]; then
 	exit
 fi
 modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel
+check_fails "sroce refuses icrc_impl=bogus" insmod "$SROCE_KO" icrc_impl=bogus
 check "sroce loads" insmod "$SROCE_KO"
+check "icrc_impl reads the CRC chosen" \
+	grep -qxE 'kernel|table' /sys/module/sroce/parameters/icrc_impl
 # One suite module at a time, its kernel log read before the next: a
 # suite whose failures fill the log buffer would otherwise push out the
 # suites before it, and their cases would go unreported.
