@@ -343,10 +343,9 @@ static int sroce_net_seal(struct net *net, struct sk_buff *skb,
 	else
 		err = sroce_icrc(skb_network_header(skb),
 				 skb->len - SROCE_ICRC_BYTES, &icrc);
-	if (err)
-		return err;
-	wire = cpu_to_le32(icrc);
-	return skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire));
+	/* Never the room's old bytes on the wire: a zero the peer drops. */
+	wire = cpu_to_le32(err ? 0 : icrc);
+	return skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire)) ?: err;
 }
 
 int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
@@ -424,8 +423,8 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
 		/*
 		 * Segmentation (inet_gso_segment()) gives the i-th packet the
 		 * head's ID plus i: each ICRC is computed over that ID. A
-		 * packet that cannot be sealed (not RoCEv2 IPv4) keeps a wrong
-		 * ICRC, and its peer drops it.
+		 * packet that cannot be sealed (not RoCEv2 IPv4) goes with a
+		 * zero ICRC, and its peer drops it.
 		 */
 		WARN_ON_ONCE(sroce_net_seal(net, skb, path, i ? 0 : n, id + i));
 		if (!i)
