@@ -678,15 +678,29 @@ static void sroce_req_rtt_start(struct sroce_req *req, u32 psn)
 	smp_store_release(&req->rtt_on, true);
 }
 
+/*
+ * @n packets from PSN @psn go out: those before the highest PSN sent are
+ * sent again and counted so; the rest move the highest PSN on.
+ */
+static void sroce_req_psns_out(struct sroce_qp *qp, u32 psn, u32 n)
+{
+	struct sroce_req *req = &qp->req;
+	u32 again = 0;
+
+	if (sroce_psn_before(psn, req->high_psn))
+		again = min_t(u32, n, sroce_psn_diff(req->high_psn, psn));
+	if (again)
+		sroce_count_n(to_sdev(qp->ibqp.device), SROCE_CNT_TX_RETRANSMIT, again);
+	if (again < n)
+		WRITE_ONCE(req->high_psn, sroce_psn_add(psn, n));
+}
+
 /* Hand a built packet (of PSN @psn) to the network, counting it. */
 static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
-	if (sroce_psn_before(psn, qp->req.high_psn))
-		sroce_count(sdev, SROCE_CNT_TX_RETRANSMIT);
-	else
-		WRITE_ONCE(qp->req.high_psn, sroce_psn_add(psn, 1));
+	sroce_req_psns_out(qp, psn, 1);
 	sroce_tx_charge(qp, skb);
 
 	/* A packet lost here or later comes back as a timeout or a NAK. */
@@ -712,15 +726,9 @@ static void sroce_req_xmit_chain(struct sroce_qp *qp, struct sk_buff **pkts,
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
-	u32 end = sroce_psn_add(psn, n), again = 0;
 	struct sk_buff *head;
 
-	if (sroce_psn_before(psn, req->high_psn))
-		again = min_t(u32, n, sroce_psn_diff(req->high_psn, psn));
-	if (again)
-		sroce_count_n(sdev, SROCE_CNT_TX_RETRANSMIT, again);
-	if (again < n)
-		WRITE_ONCE(req->high_psn, end);
+	sroce_req_psns_out(qp, psn, n);
 	head = sroce_net_chain(sdev, &req->path, pkts, n);
 	sroce_tx_charge(qp, head);
 	if (sroce_net_xmit_chain(sdev, &req->path, &req->dst_cache, head))

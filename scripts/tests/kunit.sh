@@ -15,7 +15,9 @@ if [ ! -f "$1" ]; then
 	exit
 fi
 modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel
+dmesg -C
 check_fails "sroce refuses icrc_impl=bogus" insmod "$SROCE_KO" icrc_impl=bogus
+check "the refusal names icrc_impl" sh -c "dmesg | grep -q 'invalid for parameter.*icrc_impl'"
 check "sroce loads" insmod "$SROCE_KO"
 check "icrc_impl reads the CRC chosen" \
 	grep -qxE 'kernel|table' /sys/module/sroce/parameters/icrc_impl
