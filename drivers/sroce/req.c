@@ -52,9 +52,11 @@
 /*
  * Packets of one WQE built before they go, as one chain when the path
  * takes chains (sroce_net_chain()): one pass through the IP stack and one
- * doorbell of the NIC for them all (Documentation/datapath.rst, "Chains").
+ * doorbell of the NIC for them all. 32 against 8 took WRITE of 1 MiB
+ * from 130 to 151 MB/s with 1 QP in one boot (Documentation/datapath.rst,
+ * "Chains").
  */
-#define SROCE_REQ_CHAIN		8
+#define SROCE_REQ_CHAIN		32
 
 /**
  * struct sroce_req_batch - request packets built and not yet sent
