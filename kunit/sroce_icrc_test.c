@@ -408,23 +408,38 @@ static void icrc_table_crc_test(struct kunit *test)
  * packets built, each with the IP ID segmentation gave it, its own BTH,
  * pad and payload, UDP length and zero checksum, and an ICRC that matches
  * those final bytes. The last packet is shorter than the others, as a
- * message's last often is. Its packets linear (the responder's), or
+ * message's last often is, and the first may be longer, as a READ's
+ * FIRST response with its AETH. Its packets linear (the responder's), or
  * with the payload in a page and the ICRC in a trailer fragment (the
- * requester's zero copy), segmented for a NIC that takes fragments.
+ * requester's zero copy), segmented for a NIC that takes fragments; a
+ * few short packets, or as many full ones as the engines chain, more
+ * than 64 KiB in all.
  */
-#define CHAIN_PKTS	3
-#define CHAIN_PAY	256
-#define CHAIN_LAST_PAY	250
+#define CHAIN_MAX	32
 
 struct icrc_chain_case {
 	const char *name;
 	bool paged;
+	unsigned int pkts;
+	u32 first_pay;
+	u32 pay;
+	u32 last_pay;
 };
 
 static const struct icrc_chain_case icrc_chain_cases[] = {
-	{ "linear", false },
-	{ "paged", true },
+	{ "linear", false, 3, 256, 256, 250 },
+	{ "paged", true, 3, 256, 256, 250 },
+	{ "linear, 32 of 4 KiB", false, CHAIN_MAX, 4100, 4096, 4090 },
+	{ "paged, 32 of 4 KiB", true, CHAIN_MAX, 4096, 4092, 4090 },
 };
+
+/* The payload of packet @i of the chain of @c. */
+static u32 icrc_chain_pay(const struct icrc_chain_case *c, unsigned int i)
+{
+	if (!i)
+		return c->first_pay;
+	return i < c->pkts - 1 ? c->pay : c->last_pay;
+}
 
 static void icrc_chain_desc(const struct icrc_chain_case *c, char *desc)
 {
@@ -472,7 +487,7 @@ static void icrc_chain_segments_test(struct kunit *test)
 	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
 	struct sroce_path path = { .hop_limit = 64, .sport = htons(49153) };
 	unsigned int hdrs = sizeof(struct sroce_bth) + SROCE_ICRC_BYTES;
-	struct sk_buff *pkts[CHAIN_PKTS], *head, *segs, *skb, *next;
+	struct sk_buff *pkts[CHAIN_MAX], *head, *segs, *skb, *next;
 	unsigned int i, n = 0, total = 0;
 	const struct sroce_bth *bth;
 	struct iphdr *ip4;
@@ -484,13 +499,13 @@ static void icrc_chain_segments_test(struct kunit *test)
 	sdev->ndev = init_net.loopback_dev;
 	ipv6_addr_set_v4mapped(htonl(0xc0000201), &path.saddr);
 	ipv6_addr_set_v4mapped(htonl(0xc0000202), &path.daddr);
-	for (i = 0; i < CHAIN_PKTS; i++) {
-		pay = i < CHAIN_PKTS - 1 ? CHAIN_PAY : CHAIN_LAST_PAY;
+	for (i = 0; i < c->pkts; i++) {
+		pay = icrc_chain_pay(c, i);
 		pkts[i] = icrc_chain_pkt(test, sdev, c->paged, i, pay, -pay & 3);
 		total += hdrs + ALIGN(pay, 4);
 	}
-	head = sroce_net_chain(sdev, &path, pkts, CHAIN_PKTS);
-	KUNIT_EXPECT_EQ(test, skb_shinfo(head)->gso_size, hdrs + CHAIN_PAY);
+	head = sroce_net_chain(sdev, &path, pkts, c->pkts);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(head)->gso_size, hdrs + c->first_pay);
 	KUNIT_EXPECT_EQ(test, head->len, sizeof(*ip4) + sizeof(*uh) + total);
 	id = ntohs(ip_hdr(head)->id);
 
@@ -510,7 +525,7 @@ static void icrc_chain_segments_test(struct kunit *test)
 			kfree_skb(skb);
 			continue;
 		}
-		pay = n < CHAIN_PKTS - 1 ? CHAIN_PAY : CHAIN_LAST_PAY;
+		pay = icrc_chain_pay(c, n);
 		ip4 = ip_hdr(skb);
 		uh = udp_hdr(skb);
 		bth = (const void *)(uh + 1);
@@ -531,7 +546,7 @@ static void icrc_chain_segments_test(struct kunit *test)
 		kfree_skb(skb);
 		n++;
 	}
-	KUNIT_EXPECT_EQ(test, n, CHAIN_PKTS);
+	KUNIT_EXPECT_EQ(test, n, c->pkts);
 }
 
 static struct kunit_case sroce_icrc_cases[] = {
