@@ -809,7 +809,8 @@ int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w);
  * @len: how many
  *
  * Context: the requester.
- * Return: 0, or -EACCES when an lkey does not cover them.
+ * Return: 0, or -EACCES when an lkey does not cover them or their memory
+ * cannot be read.
  */
 int sroce_req_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
 		     u8 *dst, u32 len);

@@ -605,6 +605,7 @@ int sroce_req_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
 	struct sroce_gather g = { .dst = dst };
 	const struct ib_sge *sge;
 	struct sroce_mr *mr;
+	int err;
 	u32 n;
 
 	if (w->is_inline) {
@@ -621,9 +622,12 @@ int sroce_req_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
 					  sge->addr + req->sge_off, n);
 			if (IS_ERR(mr))
 				return -EACCES;
-			sroce_mr_walk(mr, sge->addr + req->sge_off, n,
-				      sroce_gather_piece, &g);
+			/* All of them or none: a packet never goes half filled. */
+			err = sroce_mr_walk(mr, sge->addr + req->sge_off, n,
+					    sroce_gather_piece, &g);
 			sroce_mr_put(mr);
+			if (err)
+				return -EACCES;
 		}
 		len -= n;
 		req->sge_off += n;

@@ -232,12 +232,13 @@ static void sroce_read_piece(void *ctx, void *kaddr, u32 len)
 }
 
 /*
- * Build response @p of @r, a READ's payload copied out of @mr, and move
- * @r past it. Returns the packet, or NULL without memory.
+ * Build response @p of @r, a READ's payload copied out of @mr, into
+ * *@out, and move @r past it. Returns 0, -ENOMEM, or -EACCES when the
+ * payload could not be read.
  */
-static struct sk_buff *sroce_resp_build(struct sroce_qp *qp, struct sroce_res *r,
-					const struct sroce_resp_pkt *p,
-					struct sroce_mr *mr)
+static int sroce_resp_build(struct sroce_qp *qp, struct sroce_res *r,
+			    const struct sroce_resp_pkt *p, struct sroce_mr *mr,
+			    struct sk_buff **out)
 {
 	struct sroce_atomic_ack_eth *aack;
 	struct sroce_read_dst d;
@@ -247,7 +248,7 @@ static struct sk_buff *sroce_resp_build(struct sroce_qp *qp, struct sroce_res *r
 
 	skb = sroce_net_alloc_skb(to_sdev(qp->ibqp.device), p->len);
 	if (!skb)
-		return NULL;
+		return -ENOMEM;
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, p->opcode, false, p->pad, SROCE_PKEY_DEFAULT,
 		       qp->params.dest_qpn,
@@ -260,18 +261,22 @@ static struct sk_buff *sroce_resp_build(struct sroce_qp *qp, struct sroce_res *r
 	if (r->kind == SROCE_RES_ATOMIC) {
 		aack = skb_put(skb, sizeof(*aack));
 		aack->orig = cpu_to_be64(r->orig);
-		return skb;
+		*out = skb;
+		return 0;
 	}
-	if (p->pay) {
-		d.dst = skb_put(skb, p->pay);
-		sroce_mr_walk(mr, r->va, p->pay, sroce_read_piece, &d);
+	/* All of it or nothing: a packet never goes half filled. */
+	d.dst = skb_put(skb, p->pay);
+	if (p->pay && sroce_mr_walk(mr, r->va, p->pay, sroce_read_piece, &d)) {
+		kfree_skb(skb);
+		return -EACCES;
 	}
 	skb_put_zero(skb, p->pad);
 	r->first = false;
 	r->va += p->pay;
 	r->left -= p->pay;
 	r->next_psn = sroce_psn_add(r->next_psn, 1);
-	return skb;
+	*out = skb;
+	return 0;
 }
 
 /*
@@ -319,11 +324,9 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r,
 		 */
 		if (n && p.len > pkts[0]->len)
 			break;
-		pkts[n] = sroce_resp_build(qp, r, &p, mr);
-		if (!pkts[n]) {
-			err = -ENOMEM;
+		err = sroce_resp_build(qp, r, &p, mr, &pkts[n]);
+		if (err)
 			break;
-		}
 	}
 	if (mr)
 		sroce_mr_put(mr);
