@@ -549,6 +549,58 @@ static void icrc_chain_segments_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, c->pkts);
 }
 
+/*
+ * Packets in pages of the device's pool (sroce_net_alloc_skb_reuse()),
+ * without a pool and with one: linear, the headroom and the room asked
+ * for (the ICRC's included), marked for their page to go back to the
+ * pool; one too long for the pool's page, and one that fits a page, from
+ * alloc_skb() instead. A packet freed after the pool is gone returns its
+ * page to the kernel (KASAN and kmemleak watch that on the debug kernel).
+ */
+static void net_alloc_reuse_test(struct kunit *test)
+{
+	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	struct sk_buff *skb, *big, *small;
+	unsigned int pool;
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	sdev->ndev = init_net.loopback_dev;
+	for (pool = 0; pool < 2; pool++) {
+		if (pool)
+			KUNIT_ASSERT_EQ(test, sroce_net_pages_init(sdev), 0);
+		KUNIT_EXPECT_EQ(test, !!sdev->tx_pages, pool);
+		skb = sroce_net_alloc_skb_reuse(sdev, 4096 + 16);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_EXPECT_EQ(test, skb->len, 0);
+		KUNIT_EXPECT_FALSE(test, skb_is_nonlinear(skb));
+		KUNIT_EXPECT_GE(test, skb_headroom(skb), sizeof(struct iphdr) +
+				sizeof(struct udphdr) + ETH_HLEN);
+		KUNIT_EXPECT_GE(test, skb_tailroom(skb), 4096 + 16 + SROCE_ICRC_BYTES);
+		KUNIT_EXPECT_EQ(test, (unsigned int)skb->pp_recycle, pool);
+		KUNIT_EXPECT_EQ(test, (unsigned int)skb->head_frag, pool);
+		memset(skb_put(skb, 4096 + 16), 0x5a, 4096 + 16);
+		big = sroce_net_alloc_skb_reuse(sdev, 3 * PAGE_SIZE);
+		KUNIT_EXPECT_NOT_NULL(test, big);
+		if (big) {
+			KUNIT_EXPECT_FALSE(test, big->pp_recycle);
+			KUNIT_EXPECT_GE(test, skb_tailroom(big), 3 * PAGE_SIZE);
+			kfree_skb(big);
+		}
+		small = sroce_net_alloc_skb_reuse(sdev, 1024 + 16);
+		KUNIT_EXPECT_NOT_NULL(test, small);
+		if (small) {
+			KUNIT_EXPECT_FALSE(test, small->pp_recycle);
+			KUNIT_EXPECT_GE(test, skb_tailroom(small), 1024 + 16 +
+					SROCE_ICRC_BYTES);
+			kfree_skb(small);
+		}
+		if (pool)
+			sroce_net_pages_free(sdev);
+		kfree_skb(skb);
+	}
+	KUNIT_EXPECT_NULL(test, sdev->tx_pages);
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_rxe_vector_test, icrc_gen_params),
 	KUNIT_CASE_PARAM(icrc_skb_vector_test, icrc_gen_params),
@@ -560,6 +612,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_rejects_malformed_test),
 	KUNIT_CASE(icrc_table_crc_test),
 	KUNIT_CASE_PARAM(icrc_chain_segments_test, icrc_chain_gen_params),
+	KUNIT_CASE(net_alloc_reuse_test),
 	{}
 };
 

@@ -8,7 +8,8 @@
 src=${1:?usage: compat-probe.sh KERNEL_SRCTREE}
 inc="$src/include"
 
-flat() { tr -d ' \t\n' <"$inc/$1" 2>/dev/null; }
+# A header this kernel lacks flattens to nothing, quietly.
+flat() { { tr -d ' \t\n' <"$inc/$1"; } 2>/dev/null; }
 
 probe() { # flag header fixed-string
 	if flat "$2" | grep -qF "$3"; then
@@ -28,4 +29,6 @@ probe SROCE_HAVE_KZALLOC_OBJ linux/slab.h '#definekzalloc_obj('
 probe SROCE_HAVE_TIMER_CONTAINER_OF linux/timer.h '#definetimer_container_of('
 probe SROCE_HAVE_HRTIMER_SETUP linux/hrtimer.h 'externvoidhrtimer_setup(structhrtimer*timer,'
 probe SROCE_HAVE_WQ_BH linux/workqueue.h 'WQ_BH=1<<0'
+probe SROCE_HAVE_PAGE_POOL_HELPERS net/page_pool/helpers.h \
+	'staticinlinestructpage*page_pool_dev_alloc_pages(structpage_pool*pool)'
 echo

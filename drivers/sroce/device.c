@@ -21,6 +21,7 @@
 
 #include "engine.h"
 #include "mr.h"
+#include "net.h"
 #include "qp.h"
 #include "srq.h"
 #include "sroce.h"
@@ -231,6 +232,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 		netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	if (sdev->tx_pool)
 		sroce_tx_pool_put(sdev->tx_pool);
+	sroce_net_pages_free(sdev);
 	/* Every MR was deregistered before the device could go. */
 	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->qps) ||
 		!xa_empty(&sdev->srqs) || !xa_empty(&sdev->ahs) ||
@@ -325,6 +327,7 @@ void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event)
 static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 {
 	struct ib_device *ibdev = &sdev->ibdev;
+	int err;
 
 	sdev->ndev = ndev;
 	xa_init(&sdev->mr_keys);
@@ -348,6 +351,9 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sdev->tx_pool = sroce_tx_pool_new();
 	if (!sdev->tx_pool)
 		return -ENOMEM;
+	err = sroce_net_pages_init(sdev);
+	if (err)
+		return err;
 	return ib_device_set_netdev(ibdev, ndev, SROCE_PORT_NUM);
 }
 

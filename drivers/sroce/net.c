@@ -17,12 +17,19 @@
 #include <kunit/visibility.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/sizes.h>
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+/* The page pool's header split in two in 6.6. */
+#ifdef SROCE_HAVE_PAGE_POOL_HELPERS
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
 #include <net/udp_tunnel.h>
 
 #include "icrc.h"
@@ -142,11 +149,16 @@ static struct pernet_operations sroce_net_ops = {
 	.size = sizeof(struct sroce_net),
 };
 
+/* Headroom for the UDP and IP headers and what @ndev puts before them. */
+static unsigned int sroce_net_headroom(const struct net_device *ndev)
+{
+	return LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+	       sizeof(struct udphdr);
+}
+
 struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len)
 {
-	struct net_device *ndev = sdev->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
-			    sizeof(struct udphdr);
+	unsigned int head = sroce_net_headroom(sdev->ndev);
 	struct sk_buff *skb;
 
 	skb = alloc_skb(head + len + SROCE_ICRC_BYTES, GFP_ATOMIC);
@@ -156,6 +168,84 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len)
 	return skb;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_alloc_skb);
+
+/*
+ * A device's pool of packet pages: each holds a packet of a path MTU's
+ * payload with its headroom and skb_shared_info (8 KiB with 4 KiB pages),
+ * and the pool keeps 2 MiB of them for reuse, twice what its QPs may
+ * have queued together (SROCE_TX_POOL, engine.h), so that pages the stack
+ * frees in a burst are not given back to the kernel. Only a packet that
+ * needs more than a page goes there: alloc_skb() would give it as much
+ * (kmalloc's 8 KiB), cleared; a smaller one keeps its smaller skb, and
+ * the QP's share of what may be queued (truesize) keeps its packets.
+ */
+#define SROCE_TX_PAGE_ORDER	get_order(SZ_8K)
+#define SROCE_TX_PAGE_BYTES	(PAGE_SIZE << SROCE_TX_PAGE_ORDER)
+#define SROCE_TX_PAGES		(SZ_2M / SROCE_TX_PAGE_BYTES)
+
+int sroce_net_pages_init(struct sroce_dev *sdev)
+{
+	spin_lock_init(&sdev->tx_pages_lock);
+#ifdef CONFIG_PAGE_POOL
+	{
+		struct page_pool_params pp = {
+			.order = SROCE_TX_PAGE_ORDER,
+			.pool_size = SROCE_TX_PAGES,
+			.nid = NUMA_NO_NODE,
+		};
+		struct page_pool *pool = page_pool_create(&pp);
+
+		if (IS_ERR(pool))
+			return PTR_ERR(pool);
+		sdev->tx_pages = pool;
+	}
+#endif
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_pages_init);
+
+void sroce_net_pages_free(struct sroce_dev *sdev)
+{
+#ifdef CONFIG_PAGE_POOL
+	if (sdev->tx_pages)
+		page_pool_destroy(sdev->tx_pages);
+#endif
+	sdev->tx_pages = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_pages_free);
+
+struct sk_buff *sroce_net_alloc_skb_reuse(struct sroce_dev *sdev,
+					  unsigned int len)
+{
+#ifdef CONFIG_PAGE_POOL
+	unsigned int head = sroce_net_headroom(sdev->ndev);
+	unsigned int size = SKB_DATA_ALIGN(head + len + SROCE_ICRC_BYTES) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb;
+	struct page *page;
+
+	if (!sdev->tx_pages || size <= PAGE_SIZE || size > SROCE_TX_PAGE_BYTES)
+		return sroce_net_alloc_skb(sdev, len);
+	/* A page pool takes one consumer at a time. */
+	spin_lock_bh(&sdev->tx_pages_lock);
+	page = page_pool_dev_alloc_pages(sdev->tx_pages);
+	spin_unlock_bh(&sdev->tx_pages_lock);
+	if (!page)
+		return sroce_net_alloc_skb(sdev, len);
+	skb = build_skb(page_address(page), SROCE_TX_PAGE_BYTES);
+	if (!skb) {
+		page_pool_put_full_page(sdev->tx_pages, page, false);
+		return NULL;
+	}
+	/* Back to the pool when the stack frees the packet. */
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, head);
+	return skb;
+#else
+	return sroce_net_alloc_skb(sdev, len);
+#endif
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_alloc_skb_reuse);
 
 int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad)
 {

@@ -59,6 +59,45 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
 
 /**
+ * sroce_net_pages_init() - give a device its pool of payload pages
+ * @sdev: the device, not yet registered
+ *
+ * Without the kernel's page pool the device works on, its payload pages
+ * allocated one by one.
+ *
+ * Context: process.
+ * Return: 0 or a negative errno.
+ */
+int sroce_net_pages_init(struct sroce_dev *sdev);
+
+/**
+ * sroce_net_pages_free() - let a device's pool of payload pages go
+ * @sdev: the device, none of its QPs left
+ *
+ * Pages still in packets return to the kernel when the stack frees them.
+ *
+ * Context: process.
+ */
+void sroce_net_pages_free(struct sroce_dev *sdev);
+
+/**
+ * sroce_net_alloc_skb_reuse() - sroce_net_alloc_skb(), in a recycled page
+ * @sdev: the sending device
+ * @len: bytes from the BTH to the end of the pad (the ICRC is added)
+ *
+ * For a packet that needs more than a page, the skb's linear room is a
+ * page of the device's pool: one the stack freed before is taken again as
+ * it is, not cleared, so the caller must write every byte it puts. A
+ * packet that fits a page, or is too long for the pool's, or finds no
+ * page free, gets sroce_net_alloc_skb().
+ *
+ * Context: any (GFP_ATOMIC).
+ * Return: an empty skb, or NULL.
+ */
+struct sk_buff *sroce_net_alloc_skb_reuse(struct sroce_dev *sdev,
+					  unsigned int len);
+
+/**
  * sroce_net_put_trailer() - end a packet whose payload is in fragments
  * @skb: from sroce_net_alloc_skb(), its payload added as page fragments
  * @pad: pad bytes after the payload (0 to 3)

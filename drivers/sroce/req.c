@@ -961,7 +961,11 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (WARN_ON_ONCE(!sroce_opcode_decode(opcode, &info)))
 		return -EINVAL;
 	pad = (4 - (pay & 3)) & 3;
-	skb = sroce_net_alloc_skb(sdev, info.hdr_len + (zcopy ? 0 : pay + pad));
+	/* Every byte it puts is written: a reused page holds old ones. */
+	if (zcopy)
+		skb = sroce_net_alloc_skb(sdev, info.hdr_len);
+	else
+		skb = sroce_net_alloc_skb_reuse(sdev, info.hdr_len + pay + pad);
 	if (!skb)
 		return -ENOMEM;
 	/* At the end, and now and then within a long message. */

@@ -246,7 +246,8 @@ static int sroce_resp_build(struct sroce_qp *qp, struct sroce_res *r,
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
 
-	skb = sroce_net_alloc_skb(to_sdev(qp->ibqp.device), p->len);
+	/* Every byte it puts is written: a reused page holds old ones. */
+	skb = sroce_net_alloc_skb_reuse(to_sdev(qp->ibqp.device), p->len);
 	if (!skb)
 		return -ENOMEM;
 	bth = skb_put(skb, sizeof(*bth));

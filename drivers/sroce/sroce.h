@@ -146,6 +146,7 @@ enum sroce_obj {
 };
 
 struct sroce_tx_pool;
+struct page_pool;
 
 /**
  * struct sroce_dev - one sroce RDMA device, bound to one Ethernet netdev
@@ -168,6 +169,10 @@ struct sroce_tx_pool;
  * @nmcg: how many (under @mcg_mutex)
  * @tx_pool: what its QPs have queued together (engine.h); the device
  *	holds a reference until dealloc_driver
+ * @tx_pages: pages for packets sent, recycled when the stack frees them
+ *	(sroce_net_alloc_skb_reuse()), or NULL
+ * @tx_pages_lock: serialises allocations from @tx_pages (a page pool
+ *	takes one consumer at a time)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -186,6 +191,8 @@ struct sroce_dev {
 	struct list_head mcgs;
 	u32 nmcg;
 	struct sroce_tx_pool *tx_pool;
+	struct page_pool *tx_pages;
+	spinlock_t tx_pages_lock;	/* see the kernel-doc above */
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
