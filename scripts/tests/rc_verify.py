@@ -8,11 +8,14 @@ checks, the server what it saw); exits non-zero on any failure.
 
 Usage:
   rc_verify.py server DEV GID_INDEX [--port P] [--qps N] [--timeout T]
+                      [--mtu M]
   rc_verify.py client DEV GID_INDEX HOST [--port P] [--qps N]
                       [--sizes 0,1,4096,...] [--iters N] [--faa N]
-                      [--timeout T] [--cut COMMAND [--held N]]
+                      [--timeout T] [--mtu M] [--cut COMMAND [--held N]]
 
 --timeout is the QPs' local ACK timeout (4.096 us << T, default 14).
+--mtu is their path MTU in bytes (256 to 4096, default 1024; both ends
+give the same).
 With --cut the client instead streams 4 KiB WRITEs on QP 0, runs COMMAND
 (which cuts the link) after two seconds, and checks how the stream ends:
 RETRY_EXC_ERR, within 1.1 x (retry_cnt + 1) x the timeout of the last
@@ -93,11 +96,16 @@ class Link:
         return json.loads(line)
 
 
+MTUS = {256: e.IBV_MTU_256, 512: e.IBV_MTU_512, 1024: e.IBV_MTU_1024,
+        2048: e.IBV_MTU_2048, 4096: e.IBV_MTU_4096}
+
+
 class End:
     """This side's device, QPs and memory."""
 
-    def __init__(self, dev, gid_index, nqp, timeout=14):
+    def __init__(self, dev, gid_index, nqp, timeout=14, mtu=1024):
         self.timeout = timeout
+        self.mtu = MTUS[mtu]
         self.ctx = Context(name=dev)
         self.gid_index = gid_index
         self.gid = str(self.ctx.query_gid(1, gid_index))
@@ -128,7 +136,7 @@ class End:
                       e.IBV_QP_ACCESS_FLAGS)
             qa = QPAttr()
             qa.qp_state = e.IBV_QPS_RTR
-            qa.path_mtu = e.IBV_MTU_1024
+            qa.path_mtu = self.mtu
             qa.dest_qp_num = peer['qpns'][i]
             qa.rq_psn = peer['psns'][i]
             qa.max_dest_rd_atomic = 4
@@ -166,7 +174,7 @@ class End:
 
 
 def server(a):
-    end = End(a.dev, a.gid_index, a.qps, a.timeout)
+    end = End(a.dev, a.gid_index, a.qps, a.timeout, a.mtu)
     ls = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
@@ -239,7 +247,7 @@ def server(a):
 
 
 def client(a):
-    end = End(a.dev, a.gid_index, a.qps, a.timeout)
+    end = End(a.dev, a.gid_index, a.qps, a.timeout, a.mtu)
     deadline = time.monotonic() + 60
     while True:  # the server may still be starting
         try:
@@ -456,6 +464,7 @@ def main():
     p.add_argument('--timeout', type=int, default=14)
     p.add_argument('--cut')
     p.add_argument('--held', type=int, default=0)
+    p.add_argument('--mtu', type=int, default=1024, choices=sorted(MTUS))
     a = p.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(',')]
     try:
