@@ -59,11 +59,11 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
 
 /**
- * sroce_net_pages_init() - give a device its pool of payload pages
+ * sroce_net_pages_init() - give a device its pool of packet pages
  * @sdev: the device, not yet registered
  *
- * Without the kernel's page pool the device works on, its payload pages
- * allocated one by one.
+ * On a kernel without page pools (CONFIG_PAGE_POOL off) the device has
+ * none, and sroce_net_alloc_skb_reuse() is sroce_net_alloc_skb().
  *
  * Context: process.
  * Return: 0 or a negative errno.
@@ -71,7 +71,7 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
 int sroce_net_pages_init(struct sroce_dev *sdev);
 
 /**
- * sroce_net_pages_free() - let a device's pool of payload pages go
+ * sroce_net_pages_free() - let a device's pool of packet pages go
  * @sdev: the device, none of its QPs left
  *
  * Pages still in packets return to the kernel when the stack frees them.
