@@ -718,6 +718,23 @@ void sroce_tx_drain(void);
 void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb);
 
 /**
+ * sroce_tx_send() - send packets of a QP over its path, counted
+ * @qp: the QP
+ * @pkts: @n packets built for sroce_net_xmit(); consumed
+ * @n: how many, at least one; more go as one chain, which the path must
+ *	take (sroce_net_can_chain()) and whose first packet must be at
+ *	least as long as each of the others
+ *
+ * Charged to the QP (sroce_tx_charge(), a chain as one packet) and
+ * counted as sent or dropped (tx_packets, tx_drop).
+ *
+ * Context: any; the QP's engines are not stopped; no lock the receive
+ * path takes (a packet for our own host is received in the call).
+ * Return: 0, or the errno of sroce_net_xmit() or sroce_net_xmit_chain().
+ */
+int sroce_tx_send(struct sroce_qp *qp, struct sk_buff **pkts, unsigned int n);
+
+/**
  * sroce_tx_throttled() - whether a QP has its limit queued
  * @qp: the QP
  *

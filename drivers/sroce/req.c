@@ -237,6 +237,24 @@ void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
 	skb->destructor = sroce_tx_destructor;
 }
 
+int sroce_tx_send(struct sroce_qp *qp, struct sk_buff **pkts, unsigned int n)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_req *req = &qp->req;
+	struct sk_buff *head;
+	int err;
+
+	head = n > 1 ? sroce_net_chain(sdev, &req->path, pkts, n) : pkts[0];
+	sroce_tx_charge(qp, head);
+	/* A packet lost here or later comes back as a timeout or a NAK. */
+	if (n > 1)
+		err = sroce_net_xmit_chain(sdev, &req->path, &req->dst_cache, head);
+	else
+		err = sroce_net_xmit(sdev, &req->path, &req->dst_cache, head);
+	sroce_count_n(sdev, err ? SROCE_CNT_TX_DROP : SROCE_CNT_TX_PACKETS, n);
+	return err;
+}
+
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
 	struct sroce_tx_acct *tx = qp->tx;
@@ -701,19 +719,12 @@ static void sroce_req_psns_out(struct sroce_qp *qp, u32 psn, u32 n)
 		WRITE_ONCE(req->high_psn, sroce_psn_add(psn, n));
 }
 
-/* Hand a built packet (of PSN @psn) to the network, counting it. */
-static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
+/* Hand @n built packets of consecutive PSNs from @psn to the network. */
+static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff **pkts,
+			   unsigned int n, u32 psn)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-
-	sroce_req_psns_out(qp, psn, 1);
-	sroce_tx_charge(qp, skb);
-
-	/* A packet lost here or later comes back as a timeout or a NAK. */
-	if (sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb))
-		sroce_count(sdev, SROCE_CNT_TX_DROP);
-	else
-		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+	sroce_req_psns_out(qp, psn, n);
+	sroce_tx_send(qp, pkts, n);
 	sroce_req_arm(qp, false);
 }
 
@@ -724,24 +735,6 @@ static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff *skb, u32 psn)
 static unsigned int sroce_req_wire_len(const struct sk_buff *skb)
 {
 	return skb->len + (skb_is_nonlinear(skb) ? 0 : SROCE_ICRC_BYTES);
-}
-
-/* Send @n packets of consecutive PSNs from @psn, @n > 1, as one chain. */
-static void sroce_req_xmit_chain(struct sroce_qp *qp, struct sk_buff **pkts,
-				 unsigned int n, u32 psn)
-{
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_req *req = &qp->req;
-	struct sk_buff *head;
-
-	sroce_req_psns_out(qp, psn, n);
-	head = sroce_net_chain(sdev, &req->path, pkts, n);
-	sroce_tx_charge(qp, head);
-	if (sroce_net_xmit_chain(sdev, &req->path, &req->dst_cache, head))
-		sroce_count_n(sdev, SROCE_CNT_TX_DROP, n);
-	else
-		sroce_count_n(sdev, SROCE_CNT_TX_PACKETS, n);
-	sroce_req_arm(qp, false);
 }
 
 /*
@@ -759,10 +752,7 @@ static void sroce_req_flush(struct sroce_qp *qp, struct sroce_req_batch *b)
 		for (k = i + 1; k < b->n; k++)
 			if (sroce_req_wire_len(b->pkts[k]) > sroce_req_wire_len(b->pkts[i]))
 				break;
-		if (k - i > 1)
-			sroce_req_xmit_chain(qp, b->pkts + i, k - i, psn);
-		else
-			sroce_req_xmit(qp, b->pkts[i], psn);
+		sroce_req_xmit(qp, b->pkts + i, k - i, psn);
 		i = k;
 	}
 	b->n = 0;
@@ -831,7 +821,8 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 	sroce_req_rtt_start(&qp->req, psn);
 	sroce_req_wqe_sent(qp, w);
 	/* A READ's responses take PSNs too: the next request comes after. */
-	sroce_req_xmit(qp, skb, read ? sroce_psn_add(qp->req.psn, SROCE_PSN_MASK) : psn);
+	sroce_req_xmit(qp, &skb, 1,
+		       read ? sroce_psn_add(qp->req.psn, SROCE_PSN_MASK) : psn);
 	return 0;
 }
 

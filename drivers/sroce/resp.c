@@ -296,7 +296,7 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r,
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
-	struct sk_buff *pkts[SROCE_RESP_CHAIN], *head;
+	struct sk_buff *pkts[SROCE_RESP_CHAIN];
 	struct sroce_mr *mr = NULL;
 	struct sroce_resp_pkt p;
 	unsigned int most = 1, n;
@@ -333,14 +333,7 @@ static int sroce_resp_send_res(struct sroce_qp *qp, struct sroce_res *r,
 		sroce_mr_put(mr);
 	if (!n)
 		return err;
-	head = n == 1 ? pkts[0] : sroce_net_chain(sdev, &qp->req.path, pkts, n);
-	sroce_tx_charge(qp, head);
-	if (n == 1)
-		err = sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, head);
-	else
-		err = sroce_net_xmit_chain(sdev, &qp->req.path,
-					   &qp->req.dst_cache, head);
-	sroce_count_n(sdev, err ? SROCE_CNT_TX_DROP : SROCE_CNT_TX_PACKETS, n);
+	sroce_tx_send(qp, pkts, n);
 	*done = r->kind == SROCE_RES_ATOMIC || !r->left;
 	return n;
 }
