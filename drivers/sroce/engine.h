@@ -283,8 +283,9 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  *	QP's packets are still in this host (SROCE_ACK_HOLD); reset by
  *	progress
  * @timers_off: the QP is going away: @ack_timer does nothing (under sq_lock)
- * @ack_timer: the local ACK timeout, pending while packets are unanswered;
- *	an hrtimer, because IBTA bounds the time to RETRY_EXC_ERR by
+ * @ack_timer: the local ACK timeout, pending while packets are unanswered
+ *	or posted WQEs wait behind the QP's full transmit share; an
+ *	hrtimer, because IBTA bounds the time to RETRY_EXC_ERR by
  *	(retry_cnt + 1) timeouts (SROCE_ACK_HOLD more while our own packets
  *	cannot leave this host) and the timer wheel's slack at these
  *	periods is up to an eighth

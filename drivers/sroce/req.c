@@ -255,16 +255,22 @@ int sroce_tx_send(struct sroce_qp *qp, struct sk_buff **pkts, unsigned int n)
 	return err;
 }
 
+/* Whether the QP has more than its share queued below it now. */
+static bool sroce_tx_over(const struct sroce_tx_acct *tx)
+{
+	return sroce_tx_state_bytes(atomic64_read(&tx->state)) > sroce_tx_acct_limit(tx);
+}
+
 bool sroce_tx_throttled(struct sroce_qp *qp)
 {
 	struct sroce_tx_acct *tx = qp->tx;
 
-	if (sroce_tx_state_bytes(atomic64_read(&tx->state)) <= sroce_tx_acct_limit(tx))
+	if (!sroce_tx_over(tx))
 		return false;
 	set_bit(0, &tx->waiting);
 	/* The bit before the second look (pairs with the destructor's). */
 	smp_mb__after_atomic();
-	if (sroce_tx_state_bytes(atomic64_read(&tx->state)) <= sroce_tx_acct_limit(tx))
+	if (!sroce_tx_over(tx))
 		return false;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_QUEUE);
 	return true;
@@ -420,6 +426,21 @@ static bool sroce_req_hold_timeout(struct sroce_qp *qp)
 	return true;
 }
 
+/*
+ * Whether posted WQEs wait unsent because the QP's packets fill its share
+ * of the transmit queue. Its queue then times them as if they had been
+ * sent: packets held below us for good (a netdev whose ring has stopped,
+ * or copies of PSNs acknowledged since, still queued) must not stop the
+ * QP for ever with no error, as a link that is down does not on an HCA.
+ */
+static bool sroce_req_stuck(struct sroce_qp *qp, u32 pos)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	/* Acquire pairs with the producer's release, as in the requester. */
+	return pos != (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask) &&
+	       sroce_tx_over(qp->tx);
+}
+
 static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, req.ack_timer);
@@ -434,12 +455,13 @@ static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
 	pos = smp_load_acquire(&qp->req.pos);
 	/*
 	 * Nothing unanswered (any more): no WQE fully sent and not done, no
-	 * PSN sent and not acknowledged (a WQE being sent). Or an RNR wait
-	 * owns the clock.
+	 * PSN sent and not acknowledged (a WQE being sent), no WQE held
+	 * back by a full queue. Or an RNR wait owns the clock.
 	 */
 	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
 	    (head != pos ||
-	     sroce_psn_diff(READ_ONCE(qp->req.psn), qp->comp.acked_psn) > 1) &&
+	     sroce_psn_diff(READ_ONCE(qp->req.psn), qp->comp.acked_psn) > 1 ||
+	     sroce_req_stuck(qp, pos)) &&
 	    !qp->req.rnr_wait && !qp->req.timers_off) {
 		if (sroce_req_hold_timeout(qp)) {
 			sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_HELD);
@@ -1182,8 +1204,11 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 		/* Acquire pairs with the producer's release: the WQE is whole. */
 		if (req->pos == (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask))
 			return false;
-		if (sroce_tx_throttled(qp))
-			return false;	/* the queue's drain kicks us */
+		if (sroce_tx_throttled(qp)) {
+			/* Time the wait (sroce_req_stuck()); a drain kicks us. */
+			sroce_req_arm(qp, false);
+			return false;
+		}
 		w = sroce_req_swqe(&qp->req, req->pos);
 		if (req->pos == req->fetched_to) {
 			err = sroce_req_fetch(qp, w);
