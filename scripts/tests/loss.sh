@@ -10,7 +10,8 @@
 #      passes its ceiling on a clean link and not on a long round trip;
 #   2. the link cut mid-transfer: RETRY_EXC_ERR within the bound of the
 #      last ACK, the peer's QP unharmed, and the two devices work again
-#      once the link is back;
+#      once the link is back; the same with a's packets held in its
+#      host, and a WRITE jammed behind a's own held READ answers;
 #   3. sroce (guest a) against rdma_rxe (guest b), both serving, under the
 #      impairments of $LOSS_INTEROP.
 # LOSS_SET and LOSS_INTEROP are lists of netem argument strings separated
@@ -193,6 +194,20 @@ if [ "$SROCE_ROLE" = a ]; then
 	wait $rmmod_pid
 	check "held: sroce back" sh -c '{ modprobe sroce 2>/dev/null || insmod "$SROCE_KO"; } && rdma link add dev0 type sroce netdev eth0'
 	check "held: IPv4 GID again" wait_for 10 pair_gid dev0
+fi
+impair
+
+# 2c. Jammed by its own answers: a's host holds its packets again, b
+# READs 1 MiB from a, and a's answers fill all its QP may queue below it
+# (sroce_tx_limit()). A WRITE posted then has nothing else outstanding
+# to time, but it cannot leave either: it must still fail RETRY_EXC_ERR,
+# timed from its post (rc_verify.py --jam), not wait for ever.
+pair_verify "jam" 19211 b "$g" --timeout 16 --held 3 \
+	--jam "tc qdisc replace dev eth0 parent 1:3 netem slot 100s packets 1 limit 100000"
+if [ "$SROCE_ROLE" = a ]; then
+	held=$(backlog)
+	check "jam: the QP went with $held packets still queued" [ "${held:-0}" -gt 0 ]
+	check_fails "jam: no RC QP left behind" sh -c 'rdma resource show qp | grep "type RC"'
 fi
 impair
 under "after the cut, sroce<->sroce" 19201 a ""

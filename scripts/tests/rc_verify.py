@@ -12,6 +12,7 @@ Usage:
   rc_verify.py client DEV GID_INDEX HOST [--port P] [--qps N]
                       [--sizes 0,1,4096,...] [--iters N] [--faa N]
                       [--timeout T] [--mtu M] [--cut COMMAND [--held N]]
+                      [--jam COMMAND [--held N]]
 
 --timeout is the QPs' local ACK timeout (4.096 us << T, default 14).
 --mtu is their path MTU in bytes (256 to 4096, default 1024; both ends
@@ -23,6 +24,12 @@ WRITE acknowledged; the server's QP still RTS. --held N: the cut holds
 the client's packets in its own host, and its driver holds back N
 timeouts for that (sroce: SROCE_ACK_HOLD), so the stream fails N
 timeouts later.
+With --jam the client runs COMMAND (which holds what its host sends),
+has the server READ 1 MiB from it over QP 0, so that the client's
+answers fill what its host lets that QP queue, and then posts one WRITE
+on QP 0 with nothing else outstanding. The WRITE cannot leave: it must
+fail RETRY_EXC_ERR within 1.1 x (retry_cnt + 1 + N) x the timeout of its
+post, not wait for ever without an error.
 
 The two ends agree on QPs and memory over a TCP connection (HOST:P), which
 also carries the client's requests to check the server's memory. Works in
@@ -233,6 +240,13 @@ def server(a):
                     why = first_diff(got, pattern(req['seed'], req['len']))
                 end.post_recv(wc.wr_id)
             link.send({'ok': not why, 'why': why})
+        elif op == 'read':
+            # READ the client's area into ours, not waited for (--jam).
+            wr = SendWR(wr_id=1 << 20, opcode=e.IBV_WR_RDMA_READ, num_sge=1,
+                        sg=[SGE(end.area(req['q']), req['len'], end.mr.lkey)])
+            wr.set_wr_rdma(peer['rkey'], peer['addr'] + req['q'] * peer['stride'])
+            end.qps[req['q']].post_send(wr)
+            link.send({'ok': True})
         elif op == 'state':
             link.send({'state': int(end.qps[req['q']].query(
                 e.IBV_QP_STATE)[0].qp_state)})
@@ -270,6 +284,8 @@ def client(a):
     lkey = end.mr.lkey
     if a.cut:
         return cut(a, end, link, rkey, raddr)
+    if a.jam:
+        return jam(a, end, link, rkey, raddr)
 
     def post(q, wr_id, opcode, size, **kw):
         # pyverbs wants an SGE even for zero bytes: one of length 0.
@@ -450,6 +466,34 @@ def cut(a, end, link, rkey, raddr):
     return failed
 
 
+def jam(a, end, link, rkey, raddr):
+    """A WRITE behind the QP's own answers, held in this host."""
+    retry_cnt = 7
+    subprocess.run(['sh', '-c', a.jam], check=True)
+    link.send({'op': 'read', 'q': 0, 'len': MAX_MSG})
+    link.recv()
+    time.sleep(2)  # the answers leave until the QP's share is full
+    wr = SendWR(wr_id=0, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                sg=[SGE(end.area(0), 4096, end.mr.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(rkey, raddr)
+    unit = (retry_cnt + 1 + a.held) * 4.096e-6 * (1 << a.timeout)
+    start = time.monotonic()
+    end.qps[0].post_send(wr)
+    wcs = end.poll(1, timeout=3 * unit + 10)
+    took = time.monotonic() - start
+    tap(len(wcs) == 1 and wcs[0].status == e.IBV_WC_RETRY_EXC_ERR,
+        'jam: the WRITE behind held answers fails RETRY_EXC_ERR',
+        'status %s' % (wcs[0].status if wcs else 'none in %.0f s' % took))
+    tap(len(wcs) == 1 and 0.9 * unit <= took <= 1.1 * unit,
+        'jam: %.0f ms after its post, between %.0f and %.0f ms' %
+        (took * 1e3, 0.9 * unit * 1e3, 1.1 * unit * 1e3))
+    st = end.qps[0].query(e.IBV_QP_STATE)[0].qp_state
+    tap(st == e.IBV_QPS_ERR, 'jam: the QP is in ERR', 'state %d' % st)
+    link.send({'op': 'done'})
+    return failed
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument('role', choices=['server', 'client'])
@@ -464,6 +508,7 @@ def main():
     p.add_argument('--timeout', type=int, default=14)
     p.add_argument('--cut')
     p.add_argument('--held', type=int, default=0)
+    p.add_argument('--jam')
     p.add_argument('--mtu', type=int, default=1024, choices=sorted(MTUS))
     a = p.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(',')]
