@@ -174,12 +174,17 @@ backlog() {
 	tc -s qdisc show dev eth0 parent 1:3 |
 		sed -n 's/.*backlog [^ ]* \([0-9]*\)p.*/\1/p' | head -n 1
 }
-pair_verify "held" 19210 b "$g" --timeout 16 --held 3 \
-	--cut "tc qdisc replace dev eth0 parent 1:3 netem slot 100s packets 1 limit 100000"
-if [ "$SROCE_ROLE" = a ]; then
+hold="tc qdisc replace dev eth0 parent 1:3 netem slot 100s packets 1 limit 100000"
+# gone_held WHAT: on a, the failed QP is gone, its packets still held.
+gone_held() {
+	[ "$SROCE_ROLE" = a ] || return 0
 	held=$(backlog)
-	check "held: the QP went with $held packets still queued" [ "${held:-0}" -gt 0 ]
-	check_fails "held: no RC QP left behind" sh -c 'rdma resource show qp | grep "type RC"'
+	check "$1: the QP went with $held packets still queued" [ "${held:-0}" -gt 0 ]
+	check_fails "$1: no RC QP left behind" sh -c 'rdma resource show qp | grep "type RC"'
+}
+pair_verify "held" 19210 b "$g" --timeout 16 --held 3 --cut "$hold"
+gone_held held
+if [ "$SROCE_ROLE" = a ]; then
 	# The packets run sroce's destructor when freed: module exit must
 	# wait for them, not leave them a pointer into unloaded text.
 	rdma link delete dev0
@@ -202,13 +207,8 @@ impair
 # (sroce_tx_limit()). A WRITE posted then has nothing else outstanding
 # to time, but it cannot leave either: it must still fail RETRY_EXC_ERR,
 # timed from its post (rc_verify.py --jam), not wait for ever.
-pair_verify "jam" 19211 b "$g" --timeout 16 --held 3 \
-	--jam "tc qdisc replace dev eth0 parent 1:3 netem slot 100s packets 1 limit 100000"
-if [ "$SROCE_ROLE" = a ]; then
-	held=$(backlog)
-	check "jam: the QP went with $held packets still queued" [ "${held:-0}" -gt 0 ]
-	check_fails "jam: no RC QP left behind" sh -c 'rdma resource show qp | grep "type RC"'
-fi
+pair_verify "jam" 19211 b "$g" --timeout 16 --held 3 --jam "$hold"
+gone_held jam
 impair
 under "after the cut, sroce<->sroce" 19201 a ""
 
