@@ -432,12 +432,14 @@ static bool sroce_req_hold_timeout(struct sroce_qp *qp)
  * sent: packets held below us for good (a netdev whose ring has stopped,
  * or copies of PSNs acknowledged since, still queued) must not stop the
  * QP for ever with no error, as a link that is down does not on an HCA.
+ * In RTS only: in SQD the WQEs wait because the queue is drained.
  */
 static bool sroce_req_stuck(struct sroce_qp *qp, u32 pos)
 {
 	lockdep_assert_held(&qp->sq_lock);
 	/* Acquire pairs with the producer's release, as in the requester. */
-	return pos != (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask) &&
+	return qp->state == IB_QPS_RTS &&
+	       pos != (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask) &&
 	       sroce_tx_over(qp->tx);
 }
 
