@@ -436,11 +436,14 @@ static bool sroce_req_hold_timeout(struct sroce_qp *qp)
  */
 static bool sroce_req_stuck(struct sroce_qp *qp, u32 pos)
 {
+	u32 posted;
+
 	lockdep_assert_held(&qp->sq_lock);
+	if (qp->state != IB_QPS_RTS)
+		return false;
 	/* Acquire pairs with the producer's release, as in the requester. */
-	return qp->state == IB_QPS_RTS &&
-	       pos != (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask) &&
-	       sroce_tx_over(qp->tx);
+	posted = smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask;
+	return pos != posted && sroce_tx_over(qp->tx);
 }
 
 static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
