@@ -9,8 +9,7 @@
 # The image goes to $SROCE_CACHE/kernels/debug/vmlinuz and the target's env
 # to $SROCE_CACHE/targets/debug/env. Idempotent: the build is redone only
 # when the source package's version or scripts/debug.config changes.
-# Called by `scripts/setup-targets.sh debug` once the rootfs exists;
-# `build-debug-kernel.sh --check` says whether it would build.
+# Called by `scripts/setup-targets.sh debug` once the rootfs exists.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -130,14 +129,6 @@ built() { # key
 
 main() {
 	local ver key
-	# --check: exit 0 when the cache holds this fragment's build of the
-	# source it has (nothing fetched, nothing built), 1 when a run would
-	# build: make check then builds it beside the other targets' suites.
-	if [ "${1:-}" = --check ]; then
-		[ -f "$TARBALL.version" ] || exit 1
-		built "$(cat "$TARBALL.version") $(md5sum <"$FRAG" | cut -d' ' -f1)"
-		exit
-	fi
 	# setup-targets.sh holds the cache lock and hands it down as fd 9.
 	[ "$(readlink "/proc/$$/fd/9" 2>/dev/null)" = "$SROCE_CACHE/.lock" ] || sroce_lock
 	[ -f "$ROOTFS/.sroce-rootfs-1" ] || die "no trixie rootfs: run scripts/setup-targets.sh debug"

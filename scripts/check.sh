@@ -90,47 +90,9 @@ suite() {
 step deps "$SROCE_TOP/scripts/deps.sh" || true
 # The bench's report maker, on raw lines whose figures are known.
 step bench-report python3 "$SROCE_TOP/scripts/tests/bench_report_test.py"
-# The debug kernel takes about 20 minutes of both cores to build on a
-# cold cache, a third of the run. When it is not built yet and there are
-# other targets to test meanwhile, it builds in the background in the
-# idle scheduling class (SCHED_IDLE, nice 19), on the cycles their guests
-# leave (a pair suite leaves about a third of the host idle): a guest's
-# QEMU thread that wakes takes its core back from the build at once, so
-# its timers see no loaded host. Its suites then wait at the end of the
-# queue ("debug - wait -"). What it downloads is fetched first, in the
-# foreground: lint reads the same kernel source. A cache whose debug
-# kernel is out of date (scripts/debug.config changed) is cold for it.
-# Built already (a warm cache), it goes first, as the other targets do.
-bg=
-fg=$targets
-case " $targets " in
-*" debug "*)
-	if ! "$SROCE_TOP/scripts/build-debug-kernel.sh" --check; then
-		fg=$(for t in $targets; do [ "$t" = debug ] || echo "$t"; done | xargs)
-		if [ -n "$fg" ]; then
-			bg=debug
-		else
-			fg=$targets
-		fi
-	fi
-	;;
-esac
 # shellcheck disable=SC2086
-if ! step setup "$SROCE_TOP/scripts/setup-targets.sh" $fg ${bg:+debug-source}; then
-	targets= bg=
-fi
-if [ -n "$bg" ]; then
-	idle="nice -n 19 chrt --idle 0"
-	: >"$outdir/build-debug.tap"
-	(
-		tap=$outdir/build-debug.tap
-		# shellcheck disable=SC2086
-		step setup-debug $idle "$SROCE_TOP/scripts/setup-targets.sh" debug &&
-			step build-debug $idle "$SROCE_TOP/scripts/build.sh" --w1 debug &&
-			touch "$outdir/built-debug"
-		touch "$outdir/debug.done"
-	) &
-	targets=$fg
+if ! step setup "$SROCE_TOP/scripts/setup-targets.sh" $targets; then
+	targets=
 fi
 
 # Static gates first: checkpatch and kernel-doc. The targets' builds
@@ -186,8 +148,6 @@ jobs() {
 # Every target is built first, one at a time, before any guest runs: a
 # build beside the guests would slow the timers under test, and a build
 # waiting for a free core between pair suites once waited 28 minutes.
-# (The one exception, the debug kernel's first build, runs in the idle
-# class and takes no core lock: see above.)
 # (A subshell: $tap stays the total's file out here.)
 (for t in $targets; do
 	tap=$outdir/build-$t.tap
@@ -199,7 +159,6 @@ done)
 for t in $targets; do
 	cat "$outdir/build-$t.tap" >>"$tap"
 done
-[ -n "$bg" ] && targets="$targets debug"
 
 # The suites form one queue: first every two-guest suite (each takes
 # both host cores), then the one-guest suites, the slowest target's
@@ -211,23 +170,19 @@ done
 # idle, and a one-guest suite polling for a core could starve behind
 # them (both seen when the queue mixed them: 4 minutes of an idle core,
 # a 41 s KUnit suite kept waiting for 20). Each job's TAP goes to its
-# own file, totalled in queue order. A debug kernel building in the
-# background puts its suites last, pair first again, once it is built.
+# own file, totalled in queue order.
 queue=$outdir/queue
 : >"$queue.all"
 for t in debug bpo deb13 deb12 $targets; do
 	case " $targets " in *" $t "*) ;; *) continue ;; esac
 	grep -q "^$t " "$queue.all" && continue
-	if [ "$t" = "$bg" ]; then
-		continue
-	elif [ -f "$outdir/built-$t" ]; then
+	if [ -f "$outdir/built-$t" ]; then
 		jobs "$t" >>"$queue.all"
 	else
 		echo "$t - - -" >>"$queue.all"
 	fi
 done
 { grep ' pair ' "$queue.all"; grep -v ' pair ' "$queue.all"; } >"$queue"
-[ -n "$bg" ] && echo "$bg - wait -" >>"$queue"
 echo 0 >"$outdir/queue.next"
 
 # next_job: the number of the next job in the queue, or nothing when the
@@ -238,51 +193,20 @@ next_job() {
 		echo $((n + 1)) >"$1"; echo $((n + 1))' - "$outdir/queue.next" "$queue"
 }
 
-# background_jobs: once the background build has ended, its target's
-# suites (pair first) at the end of the queue, or none if it failed.
-background_jobs() {
-	while [ ! -e "$outdir/debug.done" ]; do
-		sleep 5
-	done
-	if [ -f "$outdir/built-$bg" ]; then
-		jobs "$bg" >"$queue.bg"
-		flock "$outdir/queue.lock" sh -c 'grep " pair " "$1"; grep -v " pair " "$1"; :' \
-			- "$queue.bg" >>"$queue"
-	fi
-	rm -f "$outdir/queue.wait"
-}
-
 worker() {
 	local n t topo name tmo
-	while :; do
-		n=$(next_job)
-		if [ -z "$n" ]; then
-			# The other worker may still add the background's suites
-			# (they are in before its mark goes: look once more).
-			[ -e "$outdir/queue.wait" ] || n=$(next_job)
-			[ -n "$n" ] || [ -e "$outdir/queue.wait" ] || break
-			if [ -z "$n" ]; then
-				sleep 5
-				continue
-			fi
-		fi
+	while n=$(next_job) && [ -n "$n" ]; do
 		# shellcheck disable=SC2046
 		set -- $(sed -n "${n}p" "$queue")
 		t=$1 topo=$2 name=$3 tmo=$4
-		if [ "$name" = wait ]; then
-			background_jobs
-			continue
-		fi
 		[ "$name" = - ] && continue
 		tap=$outdir/job-$n.tap
 		suite "$t" "$topo" "$name" "$tmo"
 	done
 }
-[ -n "$bg" ] && touch "$outdir/queue.wait"
 worker &
 worker &
 wait
-[ -n "$bg" ] && cat "$outdir/build-debug.tap" >>"$tap"
 n=0
 while [ $n -lt "$(wc -l <"$queue")" ]; do
 	n=$((n + 1))

@@ -6,10 +6,6 @@
 #          root; its headers come from the host's linux-headers-amd64).
 #   deb13, bpo: kernel image, modules and headers unpacked into one trixie
 #          rootfs made by debootstrap; builds for them run in it by chroot.
-#   debug: that rootfs, then Debian's linux-source-7.3 built with KASAN,
-#          lockdep and the rest of scripts/debug.config
-#          (scripts/build-debug-kernel.sh); debug-source: what that build
-#          downloads, without building.
 # Idempotent: each step leaves a stamp and is skipped when done.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -139,9 +135,6 @@ main() {
 		deb13) setup_rootfs; setup_trixie_kernel deb13 trixie ;;
 		bpo) setup_rootfs; setup_trixie_kernel bpo trixie-backports ;;
 		debug) setup_rootfs; "$SROCE_TOP/scripts/build-debug-kernel.sh" ;;
-		# What the debug kernel's build fetches, without the build:
-		# make check builds it in the background (scripts/check.sh).
-		debug-source) setup_rootfs; sroce_linux_source >/dev/null ;;
 		*) die "unknown target '$t' (deb12 deb13 bpo debug)" ;;
 		esac
 	done
