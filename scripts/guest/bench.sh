@@ -17,8 +17,10 @@
 #                BENCH_ITERS iterations) for scripts/profile.sh, each
 #                guest's /proc/kallsyms saved per driver and the driver
 #                under test written to $SROCE_IO/phase while it runs
-# Repetitions alternate the drivers (sroce, rdma_rxe, sroce, ...) so that
-# a drift of the host's speed during the run touches both alike.
+# Repetitions alternate the drivers' order (sroce then rdma_rxe, then
+# rdma_rxe then sroce, ...) so that a drift of the host's speed during
+# the run touches both alike: one driver's whole pass takes minutes, and
+# a host that slows steadily would always favour the one measured first.
 # Every point goes as one line of key=value words into $SROCE_IO/bench.raw
 # (written by the client side), with the bytes it moved, the client's
 # wall time and the busy CPU time both guests spent while it ran (from
@@ -370,7 +372,9 @@ fi
 
 rep=1
 while [ $rep -le $reps ]; do
-	for drv in sroce rxe; do
+	order="sroce rxe"
+	[ $((rep % 2)) = 0 ] && order="rxe sroce"
+	for drv in $order; do
 		check "rep $rep: $drv device up" up $drv
 		g=$(gid)
 		# Text symbols only: what a RIP can be in.
