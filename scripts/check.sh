@@ -114,8 +114,8 @@ fi
 # each. The heavy suites run on bpo, everywhere with --full; the smoke
 # subset still takes every kernel through the verbs, RC and UD traffic,
 # perftest and a two-guest suite. The debug kernel is about three times
-# slower than bpo, from the same 7.3 source, so that a cold make check
-# stays under an hour it runs (without --full) the suites whose code its
+# slower than bpo, from the same 7.3 source. So that a cold make check
+# stays under an hour, it runs (without --full) the suites whose code its
 # checkers watch best and no other of its suites takes: the user ABI
 # (pyverbs), a kernel consumer across the link with its device removed
 # under I/O (nvmf), the timers and recovery (loss), another driver's
