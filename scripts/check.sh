@@ -236,12 +236,8 @@ while [ $n -lt "$(wc -l <"$queue")" ]; do
 done
 # What the default run leaves out, one SKIP line per target, from jobs()
 # itself so that it cannot drift from the queue.
-case " $targets " in
-*" debug "*)
-	[ -f "$outdir/built-debug" ] &&
-		say "ok - debug: nfs # SKIP the debug kernel is built without NFS, for build time (bpo runs it)"
-	;;
-esac
+[ -f "$outdir/built-debug" ] &&
+	say "ok - debug: nfs # SKIP the debug kernel is built without NFS, for build time (bpo runs it)"
 if [ -z "$full" ]; then
 	for t in $targets; do
 		[ -f "$outdir/built-$t" ] || continue
