@@ -187,7 +187,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_res_take);
  * through the stack and one doorbell for them all, and at the requester
  * one burst for its interrupt. Against eight, 32 took READ of 1 MiB with
  * 1 QP from 158 to 172 MB/s in one boot (Documentation/datapath.rst,
- * "Chains"). The budgets below still bound a pass.
+ * "Chains"). The budgets (SROCE_RESP_BUDGET, SROCE_RESP_INLINE_BUDGET) still
+ * bound a pass.
  */
 #define SROCE_RESP_CHAIN	32
 /* A smaller budget would cut the work item's chains short. */
