@@ -553,14 +553,16 @@ static void icrc_chain_segments_test(struct kunit *test)
  * Packets in pages of the device's pool (sroce_net_alloc_skb_reuse()),
  * without a pool and with one: linear, the headroom and the room asked
  * for (the ICRC's included), marked for their page to go back to the
- * pool; one too long for the pool's page, and one that fits a page, from
- * alloc_skb() instead. A packet freed after the pool is gone returns its
- * page to the kernel (KASAN and kmemleak watch that on the debug kernel).
+ * pool; one with a path MTU of 1024's payload in a page too, charged the
+ * whole page; one too long for the pool's page, and a short one (an
+ * ACK's headers), from alloc_skb() instead. A packet freed after the pool
+ * is gone returns its page to the kernel (KASAN and kmemleak watch that
+ * on the debug kernel).
  */
 static void net_alloc_reuse_test(struct kunit *test)
 {
 	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
-	struct sk_buff *skb, *big, *small;
+	struct sk_buff *skb, *big, *small, *tiny;
 	unsigned int pool;
 
 	KUNIT_ASSERT_NOT_NULL(test, sdev);
@@ -589,10 +591,22 @@ static void net_alloc_reuse_test(struct kunit *test)
 		small = sroce_net_alloc_skb_reuse(sdev, 1024 + 16);
 		KUNIT_EXPECT_NOT_NULL(test, small);
 		if (small) {
-			KUNIT_EXPECT_FALSE(test, small->pp_recycle);
+			KUNIT_EXPECT_EQ(test, (unsigned int)small->pp_recycle, pool);
 			KUNIT_EXPECT_GE(test, skb_tailroom(small), 1024 + 16 +
 					SROCE_ICRC_BYTES);
+			if (pool)
+				KUNIT_EXPECT_GE(test, small->truesize, 2 * PAGE_SIZE);
+			else
+				KUNIT_EXPECT_LT(test, small->truesize, PAGE_SIZE);
 			kfree_skb(small);
+		}
+		tiny = sroce_net_alloc_skb_reuse(sdev, 12 + 4);
+		KUNIT_EXPECT_NOT_NULL(test, tiny);
+		if (tiny) {
+			KUNIT_EXPECT_FALSE(test, tiny->pp_recycle);
+			KUNIT_EXPECT_GE(test, skb_tailroom(tiny), 12 + 4 +
+					SROCE_ICRC_BYTES);
+			kfree_skb(tiny);
 		}
 		if (pool)
 			sroce_net_pages_free(sdev);

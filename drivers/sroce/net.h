@@ -85,11 +85,12 @@ void sroce_net_pages_free(struct sroce_dev *sdev);
  * @sdev: the sending device
  * @len: bytes from the BTH to the end of the pad (the ICRC is added)
  *
- * For a packet that needs more than a page, the skb's linear room is a
- * page of the device's pool: one the stack freed before is taken again as
- * it is, not cleared, so the caller must write every byte it puts. A
- * packet that fits a page, or is too long for the pool's, or finds no
- * page free, gets sroce_net_alloc_skb().
+ * Unless the packet is short (headers and little more), the skb's linear
+ * room is a page of the device's pool, charged whole to the skb's
+ * truesize: one the stack freed before is taken again as it is, not
+ * cleared, so the caller must write every byte it puts. A short packet,
+ * one too long for the pool's page, or one that finds no page free gets
+ * sroce_net_alloc_skb().
  *
  * Context: any (GFP_ATOMIC).
  * Return: an empty skb, or NULL.
