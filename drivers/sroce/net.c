@@ -176,8 +176,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_net_alloc_skb);
  * have queued together (SROCE_TX_POOL, engine.h), so that pages the stack
  * frees in a burst are not given back to the kernel.
  *
- * Every packet that needs more than SROCE_TX_PAGE_MIN bytes takes a page,
- * a short one too, and is charged the page (truesize). alloc_skb() clears
+ * Every packet asked for here that needs more than SROCE_TX_PAGE_MIN
+ * bytes takes a page, a short one too, and is charged the page (truesize;
+ * the requester asks only above a path MTU of 2048, req.c). alloc_skb() clears
  * what it gives (Debian's kernels set init_on_alloc): at path MTU 1024
  * that memset was 8 % of a READ responder's time. And a page a packet
  * holds a QP's share (SROCE_TX_POOL) to as many packets at path MTU 1024

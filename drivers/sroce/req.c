@@ -37,6 +37,7 @@
 #include <linux/delay.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/sizes.h>
 #include <linux/wait_bit.h>
 
 #include "engine.h"
@@ -979,9 +980,16 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (WARN_ON_ONCE(!sroce_opcode_decode(opcode, &info)))
 		return -EINVAL;
 	pad = (4 - (pay & 3)) & 3;
-	/* Every byte it puts is written: a reused page holds old ones. */
+	/*
+	 * Every byte it puts is written: a reused page holds old ones. Up to
+	 * a path MTU of 2048, alloc_skb(): a pool page, charged whole, made
+	 * WRITE of 4 KiB with 4 QPs at path MTU 1024 a fifth slower (its
+	 * share held too few packets; datapath.rst, "Packet pages").
+	 */
 	if (zcopy)
 		skb = sroce_net_alloc_skb(sdev, info.hdr_len);
+	else if (pay <= SZ_2K)
+		skb = sroce_net_alloc_skb(sdev, info.hdr_len + pay + pad);
 	else
 		skb = sroce_net_alloc_skb_reuse(sdev, info.hdr_len + pay + pad);
 	if (!skb)
