@@ -426,23 +426,26 @@ static void sroce_push_ip(struct net *net, struct sk_buff *skb,
  * Finish a packet built from its BTH on: the UDP and IP headers (@ids,
  * @id as for sroce_push_ip()) and the ICRC, stored in the room left for
  * it at the linear end or in the trailer fragment of a packet whose
- * payload is in pages (sroce_net_put_trailer()).
+ * payload is in pages (sroce_net_put_trailer()). Without @crc the room
+ * holds zeros: the packet stays in this host, handed to
+ * sroce_recv_local(), which has no wire to guard against.
  */
 static int sroce_net_seal(struct net *net, struct sk_buff *skb,
-			  const struct sroce_path *path, u32 ids, u16 id)
+			  const struct sroce_path *path, u32 ids, u16 id,
+			  bool crc)
 {
 	bool paged = skb_is_nonlinear(skb);
+	u32 icrc = 0;
 	__le32 wire;
-	u32 icrc;
-	int err;
+	int err = 0;
 
 	if (!paged)
 		skb_put(skb, SROCE_ICRC_BYTES);
 	sroce_push_udp(skb, path->sport);
 	sroce_push_ip(net, skb, path, ids, id);
-	if (paged)
+	if (crc && paged)
 		err = sroce_icrc_skb(skb, &icrc);
-	else
+	else if (crc)
 		err = sroce_icrc(skb_network_header(skb),
 				 skb->len - SROCE_ICRC_BYTES, &icrc);
 	/* Never the room's old bytes on the wire: a zero the peer drops. */
@@ -456,6 +459,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 	struct net_device *ndev = sdev->ndev;
 	struct net *net = dev_net(ndev);
 	struct dst_entry *dst;
+	bool local;
 	int err;
 
 	dst = sroce_route_cached(net, ndev, path, cache);
@@ -463,7 +467,8 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	err = sroce_net_seal(net, skb, path, 1, 0);
+	local = dst->dev->flags & IFF_LOOPBACK;
+	err = sroce_net_seal(net, skb, path, 1, 0, !local);
 	if (WARN_ON_ONCE(err)) {
 		dst_release(dst);
 		kfree_skb(skb);
@@ -472,17 +477,17 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
-	if (dst->dev->flags & IFF_LOOPBACK) {
+	if (local) {
 		/*
 		 * Ours: the IP stack would drop it as a martian (a local source
 		 * arriving on our netdev), so it goes straight to ingress, as
-		 * the UDP hook would hand it over.
+		 * the UDP hook would hand it over, with no ICRC to check.
 		 */
 		dst_release(dst);
 		skb->dev = ndev;
 		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
 		local_bh_disable();
-		sroce_recv(sdev, skb);
+		sroce_recv_local(sdev, skb);
 		local_bh_enable();
 		return 0;
 	}
@@ -528,7 +533,8 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
 		 * packet that cannot be sealed (not RoCEv2 IPv4) goes with a
 		 * zero ICRC, and its peer drops it.
 		 */
-		WARN_ON_ONCE(sroce_net_seal(net, skb, path, i ? 0 : n, id + i));
+		WARN_ON_ONCE(sroce_net_seal(net, skb, path, i ? 0 : n, id + i,
+					    true));
 		if (!i)
 			id = ntohs(ip_hdr(skb)->id);
 		/* No UDP checksum to offload or check: RoCEv2 sends none. */

@@ -122,8 +122,9 @@ int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad);
  *
  * Routes (through @cache when it holds a route still valid), adds the
  * UDP and IP headers and the ICRC, and sends. A packet
- * for a local address goes straight to sroce_recv(), softirqs disabled:
- * the caller must not hold a lock the receive path takes.
+ * for a local address goes straight to sroce_recv_local(), softirqs
+ * disabled, without an ICRC (no wire in between): the caller must not
+ * hold a lock the receive path takes.
  *
  * Context: any; softirqs may run.
  * Return: 0, -EHOSTUNREACH (or another routing errno) without a route,

@@ -177,7 +177,9 @@ static void sroce_recv_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_count(sdev, SROCE_CNT_RX_DROP_MCAST);
 }
 
-void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+/* Every check of ingress; the ICRC's only for a datagram off the wire. */
+static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
+			   bool wire)
 {
 	struct sroce_opcode_info info;
 	const struct sroce_bth *bth;
@@ -190,7 +192,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	why = sroce_recv_check_headers(skb, &info);
 	if (why != SROCE_NUM_COUNTERS)
 		goto drop;
-	if (!sroce_recv_icrc_ok(skb)) {
+	if (wire && !sroce_recv_icrc_ok(skb)) {
 		why = SROCE_CNT_RX_DROP_ICRC;
 		goto drop;
 	}
@@ -221,4 +223,14 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 drop:
 	sroce_count(sdev, why);
 	kfree_skb(skb);
+}
+
+void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_recv_one(sdev, skb, true);
+}
+
+void sroce_recv_local(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_recv_one(sdev, skb, false);
 }

@@ -400,6 +400,19 @@ void sroce_set_verbs_ops(struct ib_device *ibdev);
  */
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
 
+/**
+ * sroce_recv_local() - take one datagram sent by this host to itself
+ * @sdev: the device it was sent on
+ * @skb: as for sroce_recv(); consumed
+ *
+ * Every check of sroce_recv() but the ICRC's: the datagram comes from
+ * sroce_net_xmit(), never from a wire, so it carries none (zeros).
+ * Nothing received from a socket or a netdev may be passed here.
+ *
+ * Context: softirqs disabled.
+ */
+void sroce_recv_local(struct sroce_dev *sdev, struct sk_buff *skb);
+
 /* net.c */
 
 /**
