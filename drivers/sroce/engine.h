@@ -880,6 +880,18 @@ void sroce_req_kick(struct sroce_qp *qp);
 void sroce_req_run(struct sroce_qp *qp);
 
 /**
+ * sroce_req_peer_local() - whether an RC QP's responder is in this host
+ * @qp: the QP, in RTS
+ *
+ * Its packets are received in sroce_net_xmit(): a pass of the requester
+ * also runs the responder's and the completer's work for them.
+ *
+ * Context: process context, no lock held.
+ * Return: true for an RC QP whose path's route ends here.
+ */
+bool sroce_req_peer_local(struct sroce_qp *qp);
+
+/**
  * sroce_req_stop() - wait until the requester runs nowhere
  * @qp: the QP, in a state where the requester does not send (RESET)
  *

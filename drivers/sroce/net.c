@@ -500,20 +500,32 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 
+/* Where @path's route leaves: 1 to this host, 0 a netdev, or an errno. */
+static int sroce_net_route_local(struct sroce_dev *sdev,
+				 const struct sroce_path *path,
+				 struct dst_cache *cache)
+{
+	struct dst_entry *dst;
+	int local;
+
+	dst = sroce_route_cached(dev_net(sdev->ndev), sdev->ndev, path, cache);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	local = !!(dst->dev->flags & IFF_LOOPBACK);
+	dst_release(dst);
+	return local;
+}
+
 bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache)
 {
-	struct dst_entry *dst;
-	bool ok;
+	return !path->ipv6 && !sroce_net_route_local(sdev, path, cache);
+}
 
-	if (path->ipv6)
-		return false;
-	dst = sroce_route_cached(dev_net(sdev->ndev), sdev->ndev, path, cache);
-	if (IS_ERR(dst))
-		return false;
-	ok = !(dst->dev->flags & IFF_LOOPBACK);
-	dst_release(dst);
-	return ok;
+bool sroce_net_is_local(struct sroce_dev *sdev, const struct sroce_path *path,
+			struct dst_cache *cache)
+{
+	return sroce_net_route_local(sdev, path, cache) > 0;
 }
 
 struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,

@@ -151,6 +151,20 @@ bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache);
 
 /**
+ * sroce_net_is_local() - whether @path ends in this host
+ * @sdev: the device
+ * @path: the QP's path
+ * @cache: the QP's route cache
+ *
+ * Context: any; softirqs may run.
+ * Return: true if @path's route is to a local address: its packets go
+ * straight to sroce_recv_local() from sroce_net_xmit(), and the sender
+ * runs the receiving side's work too.
+ */
+bool sroce_net_is_local(struct sroce_dev *sdev, const struct sroce_path *path,
+			struct dst_cache *cache);
+
+/**
  * sroce_net_chain() - finish packets for @path and chain them
  * @sdev: the device
  * @path: where they go; sroce_net_can_chain() said yes
