@@ -293,6 +293,9 @@ u32 sroce_cwnd_ack_every(u32 cwnd);
  * @path: where packets go, set on entering RTR
  * @dst_cache: the route to @path, for the requester's and the responder's
  *	packets (RC); reset when @path changes
+ * @peer_local: an RC QP whose @path, on entering RTR, was routed to this
+ *	host: a user's doorbell queues @work rather than running the pass
+ *	(Documentation/datapath.rst, "Requester")
  * @cpu: the CPU of the last post_send, where @work runs
  *	(WORK_CPU_UNBOUND before the first)
  *
@@ -331,6 +334,7 @@ struct sroce_req {
 	struct timer_list rnr_timer;
 	struct sroce_path path;
 	struct dst_cache dst_cache;
+	bool peer_local;
 	int cpu;
 };
 
@@ -878,18 +882,6 @@ void sroce_req_kick(struct sroce_qp *qp);
  * Context: process context, no lock held.
  */
 void sroce_req_run(struct sroce_qp *qp);
-
-/**
- * sroce_req_peer_local() - whether an RC QP's responder is in this host
- * @qp: the QP, in RTS
- *
- * Its packets are received in sroce_net_xmit(): a pass of the requester
- * also runs the responder's and the completer's work for them.
- *
- * Context: process context, no lock held.
- * Return: true for an RC QP whose path's route ends here.
- */
-bool sroce_req_peer_local(struct sroce_qp *qp);
 
 /**
  * sroce_req_stop() - wait until the requester runs nowhere

@@ -223,6 +223,14 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 				   qp->ibqp.qp_num, qp->params.dest_qpn);
 	/* The old path's route is no good for the new one. */
 	dst_cache_reset(&qp->req.dst_cache);
+	/*
+	 * Looked at once: a route that later starts or stops ending here
+	 * only moves where the requester runs, not what it does.
+	 */
+	WRITE_ONCE(qp->req.peer_local,
+		   sgid && qp->ibqp.qp_type == IB_QPT_RC &&
+		   sroce_net_is_local(to_sdev(qp->ibqp.device), &qp->req.path,
+				      &qp->req.dst_cache));
 }
 
 /*
@@ -855,7 +863,7 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	 * all of it in the sender's time slice: the work item runs it
 	 * instead (Documentation/datapath.rst, "Requester").
 	 */
-	if (kick && qp->user && !sroce_req_peer_local(qp))
+	if (kick && qp->user && !READ_ONCE(qp->req.peer_local))
 		sroce_req_run(qp);
 	else if (kick)
 		sroce_req_kick(qp);

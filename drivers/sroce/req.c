@@ -1290,13 +1290,6 @@ void sroce_req_run(struct sroce_qp *qp)
 	}
 }
 
-bool sroce_req_peer_local(struct sroce_qp *qp)
-{
-	return qp->ibqp.qp_type == IB_QPT_RC &&
-	       sroce_net_is_local(to_sdev(qp->ibqp.device), &qp->req.path,
-				  &qp->req.dst_cache);
-}
-
 static void sroce_req_work(struct work_struct *work)
 {
 	sroce_req_run(container_of(work, struct sroce_qp, req.work));
