@@ -876,7 +876,8 @@ void sroce_req_kick(struct sroce_qp *qp);
  * sroce_req_run() - run the requester in the caller's context
  * @qp: the QP
  *
- * For a user's doorbell: the send costs the poster's time, not a context
+ * For a user's doorbell whose peer is not in this host (@qp's
+ * req.peer_local false): the send costs the poster's time, not a context
  * switch. If the requester already runs, that runner makes another pass.
  *
  * Context: process context, no lock held.
