@@ -12,7 +12,9 @@
 #include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/checksum.h>
 #include <net/gso.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <linux/unaligned.h>
@@ -615,6 +617,142 @@ static void net_alloc_reuse_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, sdev->tx_pages);
 }
 
+/*
+ * A datagram as it reaches GRO: IPv4 (ID @id), UDP to port 4791 with no
+ * checksum, then @plen bytes of a pattern from @seed standing for the BTH
+ * on. Its data starts at the IP header.
+ */
+static struct sk_buff *gro_datagram(struct kunit *test, u16 id,
+				    unsigned int plen, u8 seed)
+{
+	unsigned int i, len = sizeof(struct iphdr) + sizeof(struct udphdr) + plen;
+	struct sk_buff *skb = alloc_skb(64 + len, GFP_KERNEL);
+	struct udphdr *uh;
+	struct iphdr *iph;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 64);
+	skb_reset_network_header(skb);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tot_len = htons(len);
+	iph->id = htons(id);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = htonl(0xc0000201);
+	iph->daddr = htonl(0xc0000202);
+	ip_send_check(iph);
+	skb_set_transport_header(skb, sizeof(*iph));
+	uh = skb_put_zero(skb, sizeof(*uh));
+	uh->source = htons(49152);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(sizeof(*uh) + plen);
+	p = skb_put(skb, plen);
+	for (i = 0; i < plen; i++)
+		p[i] = seed + i;
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = init_net.loopback_dev;
+	return skb;
+}
+
+/*
+ * What GRO and the IP and UDP layers make of @n datagrams of one flow
+ * (gro.c): the first from its UDP header on, the others hung off its
+ * frag_list from their BTH on, the first's IP and UDP lengths covering
+ * them all, a UDP tunnel GSO skb.
+ */
+static struct sk_buff *gro_list(struct kunit *test, struct sk_buff **d,
+				unsigned int n)
+{
+	struct sk_buff *head = d[0], **tail = &skb_shinfo(head)->frag_list;
+	struct iphdr *iph = ip_hdr(head);
+	unsigned int i;
+
+	for (i = 1; i < n; i++) {
+		skb_set_network_header(d[i], 0);
+		skb_set_transport_header(d[i], sizeof(struct iphdr));
+		__skb_pull(d[i], sizeof(struct iphdr) + sizeof(struct udphdr));
+		*tail = d[i];
+		tail = &d[i]->next;
+		head->len += d[i]->len;
+		head->data_len += d[i]->len;
+		head->truesize += d[i]->truesize;
+	}
+	csum_replace2(&iph->check, iph->tot_len, htons(head->len));
+	iph->tot_len = htons(head->len);
+	__skb_pull(head, sizeof(*iph));
+	udp_hdr(head)->len = htons(head->len);
+	skb_shinfo(head)->gso_size = 100;
+	skb_shinfo(head)->gso_segs = n;
+	skb_shinfo(head)->gso_type = SKB_GSO_UDP_TUNNEL;
+	return head;
+}
+
+/*
+ * sroce_gro_split() gives back the first datagram with its own lengths
+ * (and a valid IP checksum) and the others in order, each with its own
+ * headers and ID; one that is not a whole datagram of the flow (a wrong IP
+ * length, another source) is dropped and counted; an skb with a frag_list
+ * that is not GRO's (IP reassembly's) is left as it is.
+ */
+static void gro_split_test(struct kunit *test)
+{
+	static const unsigned int plen[] = { 1040, 1036, 1036, 1028, 1036 };
+	struct sk_buff *d[ARRAY_SIZE(plen)], *head, *list, *m;
+	unsigned int bad, i, n, truesize;
+
+	for (i = 0; i < ARRAY_SIZE(plen); i++)
+		d[i] = gro_datagram(test, 100 + i, plen[i], i);
+	truesize = d[0]->truesize;
+	/* The third's IP length is one short; the fifth is from elsewhere. */
+	ip_hdr(d[2])->tot_len = htons(ntohs(ip_hdr(d[2])->tot_len) - 1);
+	ip_hdr(d[4])->saddr = htonl(0xc0000203);
+	head = gro_list(test, d, ARRAY_SIZE(plen));
+
+	list = sroce_gro_split(head, &bad);
+	KUNIT_EXPECT_EQ(test, bad, 2);
+	KUNIT_EXPECT_EQ(test, head->len, sizeof(struct udphdr) + plen[0]);
+	KUNIT_EXPECT_EQ(test, head->data_len, 0);
+	KUNIT_EXPECT_FALSE(test, skb_has_frag_list(head));
+	KUNIT_EXPECT_FALSE(test, skb_is_gso(head));
+	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(head)->tot_len),
+			sizeof(struct iphdr) + sizeof(struct udphdr) + plen[0]);
+	KUNIT_EXPECT_EQ(test, ntohs(udp_hdr(head)->len),
+			sizeof(struct udphdr) + plen[0]);
+	KUNIT_EXPECT_EQ(test, ip_fast_csum(ip_hdr(head), 5), 0);
+	KUNIT_EXPECT_EQ(test, head->truesize, truesize);
+	n = 0;
+	for (m = list; m; m = m->next, n++) {
+		i = n ? 3 : 1;	/* d[2] and d[4] were dropped */
+		KUNIT_EXPECT_PTR_EQ(test, m, d[i]);
+		KUNIT_EXPECT_EQ(test, m->len, plen[i]);
+		KUNIT_EXPECT_EQ(test, m->data[0], (u8)i);
+		KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(m)->id), 100 + i);
+		KUNIT_EXPECT_PTR_EQ(test, (u8 *)udp_hdr(m),
+				    m->data - sizeof(struct udphdr));
+		KUNIT_EXPECT_PTR_EQ(test, m->dev, head->dev);
+	}
+	KUNIT_EXPECT_EQ(test, n, 2);
+	kfree_skb_list(list);
+	kfree_skb(head);
+
+	/* Reassembled fragments: a frag_list, no GSO. */
+	d[0] = gro_datagram(test, 7, 600, 0);
+	d[1] = gro_datagram(test, 7, 600, 1);
+	head = gro_list(test, d, 2);
+	skb_shinfo(head)->gso_size = 0;
+	skb_shinfo(head)->gso_type = 0;
+	n = head->len;
+	KUNIT_EXPECT_NULL(test, sroce_gro_split(head, &bad));
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, head->len, n);
+	KUNIT_EXPECT_PTR_EQ(test, skb_shinfo(head)->frag_list, d[1]);
+	kfree_skb(head);
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_rxe_vector_test, icrc_gen_params),
 	KUNIT_CASE_PARAM(icrc_skb_vector_test, icrc_gen_params),
@@ -627,6 +765,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_table_crc_test),
 	KUNIT_CASE_PARAM(icrc_chain_segments_test, icrc_chain_gen_params),
 	KUNIT_CASE(net_alloc_reuse_test),
+	KUNIT_CASE(gro_split_test),
 	{}
 };
 

@@ -62,6 +62,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_TX_WAIT_QUEUE] = { .name = "tx_wait_queue" },
 	[SROCE_CNT_TX_WINDOW_PROBE] = { .name = "tx_window_probe" },
 	[SROCE_CNT_TX_ZCOPY] = { .name = "tx_zcopy" },
+	[SROCE_CNT_RX_GRO] = { .name = "rx_gro" },
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -52,14 +52,29 @@ static unsigned int sroce_net_id;
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = sroce_dev_get_by_netdev(skb->dev);
+	struct sk_buff *list, *next;
+	unsigned int bad, n;
 
 	if (!sdev) {
 		kfree_skb(skb);
 		return 0;
 	}
-	/* The hook sees the datagram from its UDP header on. */
+	/* The hook sees the datagram, or GRO's list, from its UDP header on. */
+	list = sroce_gro_split(skb, &bad);
+	if (bad) {
+		/* Not whole datagrams of the flow: counted as received, and dropped. */
+		sroce_count_n(sdev, SROCE_CNT_RX_PACKETS, bad);
+		sroce_count_n(sdev, SROCE_CNT_RX_DROP_HEADER, bad);
+	}
 	__skb_pull(skb, sizeof(struct udphdr));
 	sroce_recv(sdev, skb);
+	for (n = 0; list; list = next, n++) {
+		next = list->next;
+		skb_mark_not_on_list(list);
+		sroce_recv(sdev, list);
+	}
+	if (n || bad)
+		sroce_count_n(sdev, SROCE_CNT_RX_GRO, 1 + n + bad);
 	ib_device_put(&sdev->ibdev);
 	return 0;
 }
@@ -81,6 +96,9 @@ static struct socket *sroce_udp_open(struct net *net, bool ipv6)
 		port.ipv6_v6only = 1;
 	} else {
 		port.family = AF_INET;
+		/* GRO's lists: IPv4 only, as the transmit chains. */
+		tunnel.gro_receive = sroce_gro_receive;
+		tunnel.gro_complete = sroce_gro_complete;
 	}
 	err = udp_sock_create(net, &port, &sock);
 	if (err)

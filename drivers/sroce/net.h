@@ -199,4 +199,53 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
 int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache, struct sk_buff *head);
 
+/* The most datagrams GRO gathers in one list (gro.c). */
+#define SROCE_GRO_MAX_SEGS	64
+
+struct list_head;
+struct sock;
+
+/**
+ * sroce_gro_receive() - the IPv4 tunnel socket's gro_receive hook
+ * @sk: the socket
+ * @head: the skbs GRO holds; those of @skb's flow have same_flow set
+ * @skb: a datagram, its UDP header pulled (GRO's offset at its BTH)
+ *
+ * Holds the first datagram of a flow and hangs the flow's next ones off
+ * its frag_list, unchanged, up to SROCE_GRO_MAX_SEGS or 64 KiB.
+ *
+ * Context: softirq (NAPI), RCU read side.
+ * Return: the held list GRO is to deliver now, or NULL.
+ */
+struct sk_buff *sroce_gro_receive(struct sock *sk, struct list_head *head,
+				  struct sk_buff *skb);
+
+/**
+ * sroce_gro_complete() - the IPv4 tunnel socket's gro_complete hook
+ * @sk: the socket
+ * @skb: a list of more than one datagram
+ * @nhoff: the offset of the first datagram's BTH
+ *
+ * Context: softirq (NAPI).
+ * Return: 0.
+ */
+int sroce_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff);
+
+/**
+ * sroce_gro_split() - take a list from GRO apart
+ * @skb: a datagram from its UDP header on, as the encap hook gets it
+ * @bad: set to the number of datagrams dropped from the list
+ *
+ * A UDP tunnel GSO skb with a frag_list is a list sroce_gro_receive()
+ * gathered; anything else is left as it is. @skb gets back its own length,
+ * and its IP and UDP lengths as they were on the wire, which its ICRC
+ * covers. The others, each checked to be a whole IPv4 datagram of the same
+ * flow, are returned in order from their BTH on, their network and
+ * transport headers set; any other is freed and counted in @bad.
+ *
+ * Context: any.
+ * Return: the datagrams that followed @skb's own, or NULL.
+ */
+struct sk_buff *sroce_gro_split(struct sk_buff *skb, unsigned int *bad);
+
 #endif /* _SROCE_NET_H */

@@ -84,6 +84,8 @@
  *	ceiling (a clean path with a short round trip)
  * @SROCE_CNT_TX_ZCOPY: packets whose payload went out of a user MR's pages
  *	without a copy (the tx_zcopy parameter)
+ * @SROCE_CNT_RX_GRO: datagrams that came in a list GRO gathered (the gro
+ *	parameter), the first of each list included
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -124,6 +126,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_WAIT_QUEUE,
 	SROCE_CNT_TX_WINDOW_PROBE,
 	SROCE_CNT_TX_ZCOPY,
+	SROCE_CNT_RX_GRO,
 	SROCE_NUM_COUNTERS
 };
 
