@@ -86,17 +86,15 @@ static struct socket *sroce_udp_open(struct net *net, bool ipv6)
 		.encap_rcv = sroce_udp_encap_recv,
 	};
 	struct udp_port_cfg port = {
+		.family = ipv6 ? AF_INET6 : AF_INET,
+		.ipv6_v6only = ipv6,
 		.local_udp_port = htons(SROCE_UDP_PORT),
 	};
 	struct socket *sock;
 	int err;
 
-	if (ipv6) {
-		port.family = AF_INET6;
-		port.ipv6_v6only = 1;
-	} else {
-		port.family = AF_INET;
-		/* GRO's lists: IPv4 only, as the transmit chains. */
+	/* GRO's lists: IPv4 only, as the transmit chains. */
+	if (!ipv6) {
 		tunnel.gro_receive = sroce_gro_receive;
 		tunnel.gro_complete = sroce_gro_complete;
 	}
