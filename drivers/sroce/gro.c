@@ -12,8 +12,6 @@
  * takes it apart again (sroce_gro_split()): recv.c sees every datagram on
  * its own, with its own ICRC over its own headers, as without GRO.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <kunit/visibility.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -103,10 +101,9 @@ struct sk_buff *sroce_gro_receive(struct sock *sk, struct list_head *head,
 	unsigned int off = skb_gro_offset(skb);
 	struct sk_buff *p;
 
-	if (!READ_ONCE(sroce_gro)) {
+	/* Off: nothing is held, and a list held from before goes first. */
+	if (!READ_ONCE(sroce_gro))
 		NAPI_GRO_CB(skb)->flush = 1;
-		return NULL;
-	}
 	list_for_each_entry(p, head, list)
 		if (NAPI_GRO_CB(p)->same_flow)
 			goto found;
