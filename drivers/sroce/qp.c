@@ -413,11 +413,18 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	const struct sroce_qp_params *p = &qp->params;
+	unsigned long flags;
 
 	memset(attr, 0, sizeof(*attr));
 	mutex_lock(&qp->lock);
+	/*
+	 * Under the lock that a move to ERR holds while it flushes: one who
+	 * has polled a flushed completion must not then read RTS.
+	 */
+	spin_lock_irqsave(&qp->sq_lock, flags);
 	attr->qp_state = qp->state;
-	attr->cur_qp_state = qp->state;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	attr->cur_qp_state = attr->qp_state;
 	attr->path_mtu = p->path_mtu;
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->qkey = p->qkey;
@@ -431,7 +438,7 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->ah_attr.grh.sgid_attr = NULL;
 	attr->pkey_index = p->pkey_index;
 	attr->en_sqd_async_notify = p->sq_draining;
-	attr->sq_draining = qp->state == IB_QPS_SQD && p->sq_draining;
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD && p->sq_draining;
 	attr->max_rd_atomic = p->max_rd_atomic;
 	attr->max_dest_rd_atomic = p->max_dest_rd_atomic;
 	attr->min_rnr_timer = p->min_rnr_timer;
