@@ -18,7 +18,8 @@
 # of each point (the median is reported; quick 1, full 3). --places: where perftest runs in the guests, each placement a
 # pass of its own (scripts/guest/bench.sh; default "irq apart"). In
 # the pair topology pktgen first measures what the link carries each
-# way, the ceiling both drivers' bandwidth sits under. The host's CPU
+# way, a kick per frame and 32 frames a kick (as sroce's chains): what
+# it carried at least, beside each driver's best. The host's CPU
 # time of each guest's QEMU and vCPU thread is read meanwhile, point by
 # point (scripts/tools/host_cpu.py). The guests run under TCG: only
 # ratios within one run and one placement mean anything.

@@ -175,16 +175,19 @@ pins() {
 	esac
 }
 
-# link MTU TO: what the link between the guests carries toward guest TO,
-# from pktgen in the other guest: LINK_FRAMES frames the size of a
-# full-MTU RoCE packet (path MTU + Ethernet, IPv4, UDP, BTH and ICRC),
-# sent to an address no guest has, so the receiver drops them in IP
-# without answering. The receiver writes a kind=link line: the sender's
-# frames/s and how many frames arrived. Both drivers' bandwidth is bound
-# by it; where rdma_rxe already runs near it, no driver can go much
-# faster in this rig.
+# link MTU TO BURST: what the link between the guests carries toward
+# guest TO, from pktgen in the other guest: LINK_FRAMES frames the size
+# of a full-MTU RoCE packet (path MTU + Ethernet, IPv4, UDP, BTH and
+# ICRC), sent to an address no guest has, so the receiver drops them in
+# IP without answering. BURST frames go to the NIC per doorbell: 1, a
+# kick per frame, as a sender of packet after packet; more, the others
+# with xmit_more, as sroce's chains (a NIC that cannot take one skb
+# several times refuses it: no figure). The receiver writes a kind=link
+# line: the sender's frames/s and how many frames arrived. pktgen pays
+# its own cost per frame: the figure is what the link carried at least,
+# not its ceiling.
 link() {
-	local mtu=$1 to=$2 pmtu=1024 frame mac r0 pps c f=/proc/net/pktgen
+	local mtu=$1 to=$2 burst=$3 pmtu=1024 frame mac r0 pps c f=/proc/net/pktgen
 	[ "$mtu" -ge 4200 ] && pmtu=4096
 	frame=$((pmtu + 14 + 20 + 8 + 12 + 4))
 	ln=$((ln + 1))
@@ -196,9 +199,10 @@ link() {
 		pps=$(lookup "$peer" "pps$ln" 2>/dev/null)
 		pps=${pps:-0}
 		echo "kind=link topo=$topo mtu=$mtu to=$to frame=$frame payload=$pmtu" \
-			"sent=$LINK_FRAMES got=$(($(cat "/sys/class/net/$nic/statistics/rx_packets") - r0))" \
+			"burst=$burst sent=$LINK_FRAMES" \
+			"got=$(($(cat "/sys/class/net/$nic/statistics/rx_packets") - r0))" \
 			"pps=$pps" >>"$raw"
-		echo "# link toward $to, MTU $mtu, $frame-byte frames: $pps frames/s"
+		echo "# link toward $to, MTU $mtu, $frame-byte frames, $burst a doorbell: $pps frames/s"
 		return 0
 	fi
 	barrier "l$ln" 120
@@ -211,10 +215,16 @@ link() {
 			"dst 192.0.2.99" "dst_mac $mac" "udp_dst_min 4791" "udp_dst_max 4791"; do
 			echo "$c" >"$f/$nic"
 		done
+		if [ "$burst" -gt 1 ] && ! echo "burst $burst" >"$f/$nic" 2>/dev/null; then
+			echo "# pktgen: $nic takes no bursts of $burst: no figure"
+			mac=
+		fi
 		# A link that stops carrying must not hold the bench: a signal
 		# ends pktgen's run.
-		timeout 60 sh -c "echo start >$f/pgctrl" || :
-		pps=$(awk '/pps/ { sub(/pps.*/, ""); print $1; exit }' "$f/$nic")
+		if [ -n "$mac" ]; then
+			timeout 60 sh -c "echo start >$f/pgctrl" || :
+			pps=$(awk '/pps/ { sub(/pps.*/, ""); print $1; exit }' "$f/$nic")
+		fi
 		echo rem_device_all >"$f/kpktgend_0"
 	fi
 	publish "pps$ln" "${pps:-0}"
@@ -352,7 +362,7 @@ point() {
 # The link's capacity first, each way, with no RDMA driver loaded (pair
 # only: in loopback nothing crosses a link). pktgen is a module the
 # kernel may not have: then it says so and the bench goes on.
-: "${LINK_FRAMES:=20000}"
+: "${LINK_FRAMES:=20000}" "${LINK_BURSTS:=1 32}"
 ln=0 peer=a
 [ "$SROCE_ROLE" = a ] && peer=b
 if [ "$topo" = pair ] && [ "$mode" != profile ]; then
@@ -361,8 +371,11 @@ if [ "$topo" = pair ] && [ "$mode" != profile ]; then
 		for mtu in $mtus; do
 			set_mtu "$mtu"
 			barrier "lmtu$mtu" 120 && busybox ping -c 2 -W 2 "192.0.2.$((3 - me))" >/dev/null 2>&1
-			link "$mtu" a
-			link "$mtu" b
+			# shellcheck disable=SC2086
+			for burst in $LINK_BURSTS; do
+				link "$mtu" a "$burst"
+				link "$mtu" b "$burst"
+			done
 		done
 		rmmod pktgen
 	else

@@ -126,21 +126,28 @@ class Report(unittest.TestCase):
             bw("sroce", "ib_write_bw", "25.00", 1),
             bw("rxe", "ib_write_bw", "9.00", 1),
             bw("sroce", "ib_read_bw", "70.00", 1, mtu=9000),
+            # From before bursts were measured: one frame a doorbell.
             "kind=link topo=pair mtu=1500 to=b frame=1082 payload=1024 "
             "sent=20000 got=20001 pps=40960",
+            "kind=link topo=pair mtu=1500 to=b frame=1082 payload=1024 "
+            "burst=32 sent=20000 got=19990 pps=61440",
             "kind=link topo=pair mtu=1500 to=a frame=1082 payload=1024 "
-            "sent=20000 got=20000 pps=0",
+            "burst=1 sent=20000 got=20000 pps=0",
         ])
-        by = {c["to"]: c for c in caps}
+        by = {(c["to"], c["burst"]): c for c in caps}
         # READ data flows toward b, the clients' guest.
-        self.assertAlmostEqual(by["b"]["payload_mbs"], 40.0)
-        self.assertEqual(by["b"]["best"], {"sroce": 44.0, "rxe": 38.0})
+        self.assertAlmostEqual(by["b", 1]["payload_mbs"], 40.0)
+        self.assertAlmostEqual(by["b", 32]["payload_mbs"], 60.0)
+        self.assertEqual(by["b", 1]["best"], {"sroce": 44.0, "rxe": 38.0})
+        self.assertEqual(by["b", 32]["best"], {"sroce": 44.0, "rxe": 38.0})
         # No frames/s from the sender: no capacity, the bests still shown.
-        self.assertIsNone(by["a"]["payload_mbs"])
-        self.assertEqual(by["a"]["best"], {"sroce": 25.0, "rxe": 9.0})
+        self.assertIsNone(by["a", 1]["payload_mbs"])
+        self.assertEqual(by["a", 1]["best"], {"sroce": 25.0, "rxe": 9.0})
         md = br.markdown(rows, caps)
-        self.assertIn("| bpo | 1500 | b | 1082 | 40960 | 20000 | 20001 | 40.0 "
-                      "| 44.0 | 38.0 |", md)
+        self.assertIn("| bpo | 1500 | b | 1082 | 1 | 40960 | 20000 | 20001 "
+                      "| 40.0 | 44.0 | 38.0 |", md)
+        self.assertIn("| bpo | 1500 | b | 1082 | 32 | 61440 | 20000 | 19990 "
+                      "| 60.0 | 44.0 | 38.0 |", md)
         # The link lines are not bench points.
         self.assertEqual(sorted(r["tool"] for r in rows),
                          ["ib_read_bw", "ib_read_bw", "ib_read_bw",
