@@ -187,7 +187,7 @@ pins() {
 # its own cost per frame: the figure is what the link carried at least,
 # not its ceiling.
 link() {
-	local mtu=$1 to=$2 burst=$3 pmtu=1024 frame mac r0 pps c f=/proc/net/pktgen
+	local mtu=$1 to=$2 burst=$3 pmtu=1024 frame mac r0 pps c run f=/proc/net/pktgen
 	[ "$mtu" -ge 4200 ] && pmtu=4096
 	frame=$((pmtu + 14 + 20 + 8 + 12 + 4))
 	ln=$((ln + 1))
@@ -215,13 +215,14 @@ link() {
 			"dst 192.0.2.99" "dst_mac $mac" "udp_dst_min 4791" "udp_dst_max 4791"; do
 			echo "$c" >"$f/$nic"
 		done
+		run=1
 		if [ "$burst" -gt 1 ] && ! echo "burst $burst" >"$f/$nic" 2>/dev/null; then
 			echo "# pktgen: $nic takes no bursts of $burst: no figure"
-			mac=
+			run=
 		fi
 		# A link that stops carrying must not hold the bench: a signal
 		# ends pktgen's run.
-		if [ -n "$mac" ]; then
+		if [ -n "$run" ]; then
 			timeout 60 sh -c "echo start >$f/pgctrl" || :
 			pps=$(awk '/pps/ { sub(/pps.*/, ""); print $1; exit }' "$f/$nic")
 		fi
