@@ -11,8 +11,13 @@
  */
 #include <kunit/test.h>
 
-#include "engine.h"
+#include "cwnd.h"
 #include "psn.h"
+#include "reply.h"
+#include "resp.h"
+#include "retry.h"
+#include "tx.h"
+#include "wqe.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
@@ -36,7 +41,7 @@ static void npsn_test(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		KUNIT_EXPECT_EQ_MSG(test, sroce_req_npsn(cases[i].opcode,
+		KUNIT_EXPECT_EQ_MSG(test, sroce_wqe_npsn(cases[i].opcode,
 							 cases[i].length,
 							 cases[i].mtu),
 				    cases[i].npsn, "case %u", i);
@@ -165,8 +170,8 @@ static void window_test(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		KUNIT_EXPECT_EQ_MSG(test,
-				    sroce_req_window_open(cases[i].psn, cases[i].acked,
-							  cases[i].n, cases[i].window),
+				    sroce_cwnd_fits(cases[i].psn, cases[i].acked,
+						    cases[i].n, cases[i].window),
 				    cases[i].open, "case %u", i);
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(1024), 128U);
 	KUNIT_EXPECT_EQ(test, sroce_cwnd_ceiling(2048), 128U);
@@ -478,6 +483,9 @@ static void res_dup_read_test(struct kunit *test)
 	struct sroce_res ring[4] = {};
 	struct sroce_resp resp = { .res = ring, .nres = ARRAY_SIZE(ring) };
 	struct sroce_res *r1, *r2, *r3, *again1, *again2;
+	/* The ring is the responder's, under its lock. */
+	spin_lock_init(&resp.lock);
+	spin_lock(&resp.lock);
 
 	r1 = res_read(test, &resp, 0);
 	r2 = res_read(test, &resp, 256);
@@ -519,6 +527,7 @@ static void res_dup_read_test(struct kunit *test)
 	/* A READ still pending restarts in place; nothing else moves. */
 	KUNIT_EXPECT_PTR_EQ(test, sroce_res_restart(&resp, again1, 210), again1);
 	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
+	spin_unlock(&resp.lock);
 }
 
 /* The newest READ, finished, is asked for again: pending in place. */
@@ -527,6 +536,9 @@ static void res_dup_newest_test(struct kunit *test)
 	struct sroce_res ring[2] = {};
 	struct sroce_resp resp = { .res = ring, .nres = ARRAY_SIZE(ring) };
 	struct sroce_res *r1, *r2;
+	/* The ring is the responder's, under its lock. */
+	spin_lock_init(&resp.lock);
+	spin_lock(&resp.lock);
 
 	r1 = res_read(test, &resp, 0xfffff0);
 	res_send(&resp, 256);
@@ -551,6 +563,7 @@ static void res_dup_newest_test(struct kunit *test)
 	/* Back before both: both dropped, the requester asks again. */
 	KUNIT_EXPECT_NOT_NULL(test, sroce_res_restart(&resp, NULL, 0xffff00));
 	KUNIT_EXPECT_EQ(test, resp.res_pending, 1U);
+	spin_unlock(&resp.lock);
 }
 
 static struct kunit_case sroce_engine_cases[] = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the modify_qp decision (qp.c): every state transition of every
+ * KUnit: the modify_qp decision (qp_verbs.c): every state transition of every
  * QP type sroce has, the attributes transitions require and refuse, and
  * the range of each value. Expectations come from IBTA 1.4 figure 124 and
  * table 91 (11.2.5.2), not from the code under test.
@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 
 #include "qp.h"
+#include "qp_verbs.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 

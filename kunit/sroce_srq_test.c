@@ -33,7 +33,7 @@ static int post(struct sroce_queue *q, u64 wr_id, u32 len0, u32 len1)
 	};
 	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = sge, .num_sge = 2 };
 
-	return sroce_recv_post(q, TEST_SGE, &wr);
+	return sroce_rwqe_post(q, TEST_SGE, &wr);
 }
 
 static struct rxe_recv_wqe *producer_slot(struct sroce_queue *q)
@@ -45,27 +45,27 @@ static struct rxe_recv_wqe *producer_slot(struct sroce_queue *q)
 static void post_take_test(struct kunit *test)
 {
 	struct sroce_queue *q = ring_new(test, 3);
-	struct sroce_recv *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
+	struct sroce_rwqe *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
 	u64 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, wqe);
 	KUNIT_EXPECT_EQ(test, sroce_queue_slots(q), 3U);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), -ENOENT);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, post(q, 10 + i, 100, (u32)i), 0);
 	KUNIT_EXPECT_EQ(test, post(q, 13, 1, 1), -ENOMEM);
 	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
+		KUNIT_ASSERT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), 0);
 		KUNIT_EXPECT_EQ(test, wqe->wr_id, 10 + i);
 		KUNIT_EXPECT_EQ(test, wqe->num_sge, 2U);
 		KUNIT_EXPECT_EQ(test, wqe->length, 100 + (u32)i);
 		KUNIT_EXPECT_EQ(test, wqe->sge[1].lkey, 0x200U);
 	}
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), -ENOENT);
 	/* Around the ring's end: indexes wrap at the mask. */
 	for (i = 0; i < 7; i++) {
 		KUNIT_ASSERT_EQ(test, post(q, i, 1, 1), 0);
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
+		KUNIT_ASSERT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), 0);
 		KUNIT_EXPECT_EQ(test, wqe->wr_id, i);
 	}
 	sroce_queue_release(q);
@@ -74,13 +74,13 @@ static void post_take_test(struct kunit *test)
 static void bad_wqe_test(struct kunit *test)
 {
 	struct sroce_queue *q = ring_new(test, 7);
-	struct sroce_recv *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
+	struct sroce_rwqe *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
 	struct ib_recv_wr wr = { .num_sge = TEST_SGE + 1 };
 	struct rxe_recv_wqe *slot;
 
 	KUNIT_ASSERT_NOT_NULL(test, wqe);
 	/* Refused when posted by the kernel... */
-	KUNIT_EXPECT_EQ(test, sroce_recv_post(q, TEST_SGE, &wr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_post(q, TEST_SGE, &wr), -EINVAL);
 	KUNIT_EXPECT_EQ(test, post(q, 1, U32_MAX, 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 0U);
 
@@ -94,14 +94,14 @@ static void bad_wqe_test(struct kunit *test)
 	slot->dma.sge[0].length = U32_MAX;
 	KUNIT_ASSERT_EQ(test, post(q, 5, 8, 8), 0);
 
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 2ULL);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 3ULL);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 4ULL);
 	/* A bad WQE is consumed: the next one is intact. */
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 0), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 5ULL);
 	KUNIT_EXPECT_EQ(test, wqe->length, 16U);
 	sroce_queue_release(q);
@@ -110,19 +110,19 @@ static void bad_wqe_test(struct kunit *test)
 static void too_small_test(struct kunit *test)
 {
 	struct sroce_queue *q = ring_new(test, 3);
-	struct sroce_recv *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
+	struct sroce_rwqe *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, wqe);
 	KUNIT_ASSERT_EQ(test, post(q, 1, 40, 24), 0);
 	KUNIT_ASSERT_EQ(test, post(q, 2, 40, 200), 0);
 	/* 64 bytes do not hold 65: the WQE stays, and stays first. */
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 65), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 65), -EMSGSIZE);
 	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 2U);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 65), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 65), -EMSGSIZE);
 	/* Exactly its size fits. */
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 64), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 64), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 1ULL);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(q, TEST_SGE, wqe, 65), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(q, TEST_SGE, wqe, 65), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 2ULL);
 	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 0U);
 	sroce_queue_release(q);
@@ -132,14 +132,14 @@ static void resize_copy_test(struct kunit *test)
 {
 	struct sroce_queue *from = ring_new(test, 7), *to = ring_new(test, 31);
 	struct sroce_queue *small = ring_new(test, 3);
-	struct sroce_recv *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
+	struct sroce_rwqe *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
 	u64 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, wqe);
 	/* Move the consumer off zero so that the waiting WQEs wrap. */
 	for (i = 0; i < 6; i++) {
 		KUNIT_ASSERT_EQ(test, post(from, 0, 1, 1), 0);
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(from, TEST_SGE, wqe, 0), 0);
+		KUNIT_ASSERT_EQ(test, sroce_rwqe_take(from, TEST_SGE, wqe, 0), 0);
 	}
 	for (i = 0; i < 5; i++)
 		KUNIT_ASSERT_EQ(test, post(from, 100 + i, 1, 2), 0);
@@ -147,13 +147,13 @@ static void resize_copy_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sroce_queue_copy(from, to), 0);
 	KUNIT_EXPECT_EQ(test, sroce_queue_count(to), 5U);
 	for (i = 0; i < 5; i++) {
-		KUNIT_ASSERT_EQ(test, sroce_recv_take(to, TEST_SGE, wqe, 0), 0);
+		KUNIT_ASSERT_EQ(test, sroce_rwqe_take(to, TEST_SGE, wqe, 0), 0);
 		KUNIT_EXPECT_EQ(test, wqe->wr_id, 100 + i);
 		KUNIT_EXPECT_EQ(test, wqe->length, 3U);
 	}
 	/* The producer index moved too: posting goes on after them. */
 	KUNIT_EXPECT_EQ(test, post(to, 200, 1, 1), 0);
-	KUNIT_EXPECT_EQ(test, sroce_recv_take(to, TEST_SGE, wqe, 0), 0);
+	KUNIT_EXPECT_EQ(test, sroce_rwqe_take(to, TEST_SGE, wqe, 0), 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 200ULL);
 	sroce_queue_release(from);
 	sroce_queue_release(to);
@@ -176,7 +176,7 @@ static void count_event(struct ib_event *ev, void *ctx)
 static void limit_test(struct kunit *test)
 {
 	struct sroce_srq *srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
-	struct sroce_recv *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
+	struct sroce_rwqe *wqe = kunit_kzalloc(test, sizeof(*wqe), GFP_KERNEL);
 	struct event_log log = { .test = test };
 	u64 i;
 

@@ -15,6 +15,7 @@
  */
 #include <uapi/rdma/rdma_user_rxe.h>
 
+#include "ah.h"
 #include "sroce.h"
 
 /**

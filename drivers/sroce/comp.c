@@ -22,7 +22,7 @@
  * Loss: a sequence error NAK, an RNR NAK, or a gap the completer sees
  * itself (a read response or atomic ACK past the one it waits for, an ACK
  * past a READ or atomic it has no response for: IBTA's implied NAK) asks
- * the requester to send again (sroce_req_retry()); each counts against
+ * the requester to send again (sroce_retry_again()); each counts against
  * the retry counts, which any progress resets. A response behind what is
  * expected is a duplicate, dropped and counted, and so is a copy of a
  * sequence error NAK already acted on; one that matches nothing
@@ -30,12 +30,19 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include "engine.h"
+#include "comp.h"
+#include "cq.h"
+#include "cwnd.h"
 #include "mr.h"
+#include "opcode.h"
 #include "psn.h"
 #include "qp.h"
+#include "queue.h"
+#include "req.h"
+#include "retry.h"
 #include "sroce.h"
 #include "wire.h"
+#include "wqe.h"
 
 /* What taking a response did. */
 struct sroce_comp_out {
@@ -121,8 +128,8 @@ static void sroce_comp_gap(struct sroce_qp *qp, struct sroce_comp_out *out)
 		return;
 	qp->comp.gap_set = true;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_IMPLIED_NAK);
-	sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), false);
-	out->fail = sroce_req_retry(qp, false, 0, -1);
+	sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(&qp->req), false);
+	out->fail = sroce_retry_again(qp, false, 0, -1);
 	out->kick = true;
 }
 
@@ -333,6 +340,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	u8 code = syndrome & ~SROCE_AETH_TYPE_MASK;
 	struct sroce_swqe *w;
 
+	lockdep_assert_held(&qp->sq_lock);
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
 		w = sroce_comp_retire(qp, psn, false, out);
@@ -355,8 +363,8 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			sroce_count(sdev, SROCE_CNT_RX_NAK_SEQ);
 			qp->comp.nak_psn = psn;
 			qp->comp.nak_set = true;
-			sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), false);
-			out->fail = sroce_req_retry(qp, true, psn, -1);
+			sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(&qp->req), false);
+			out->fail = sroce_retry_again(qp, true, psn, -1);
 			out->kick = true;
 			return true;
 		}
@@ -367,7 +375,7 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 		sroce_count(sdev, SROCE_CNT_RX_RNR_NAK);
 		sroce_comp_retire(qp, psn, true, out);
 		sroce_comp_acked_to(qp, sroce_psn_add(psn, SROCE_PSN_MASK), out);
-		out->fail = sroce_req_retry(qp, true, psn, code);
+		out->fail = sroce_retry_again(qp, true, psn, code);
 		return true;
 	default:
 		return false;	/* reserved */
@@ -386,7 +394,7 @@ void sroce_comp_local(struct sroce_qp *qp)
 	if (out.notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
 	if (out.kick)
-		sroce_req_kick(qp);
+		sroce_req_kick(&qp->req);
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
@@ -430,7 +438,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 				sroce_count(to_sdev(qp->ibqp.device),
 					    SROCE_CNT_TX_WINDOW_PROBE);
 		}
-		sroce_req_progress(qp);
+		sroce_retry_progress(qp);
 		/*
 		 * acked_psn before the bit and the requester's PSN (pairs
 		 * with sroce_req_window_ok()). A requester waiting for room
@@ -440,9 +448,9 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		 */
 		smp_mb();
 		if (test_bit(0, &qp->req.window_wait) &&
-		    sroce_req_window_open(READ_ONCE(qp->req.psn),
-					  qp->comp.acked_psn, 1,
-					  qp->req.cw.cwnd) &&
+		    sroce_cwnd_fits(READ_ONCE(qp->req.psn),
+				    qp->comp.acked_psn, 1,
+				    qp->req.cw.cwnd) &&
 		    test_and_clear_bit(0, &qp->req.window_wait))
 			out.kick = true;
 	}
@@ -456,5 +464,5 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	if (out.fail != IB_WC_SUCCESS)
 		sroce_qp_fail_send(qp, head, out.fail);
 	else if (out.kick)
-		sroce_req_kick(qp);
+		sroce_req_kick(&qp->req);
 }

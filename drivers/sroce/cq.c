@@ -13,6 +13,7 @@
 #include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "cq.h"
 #include "queue.h"
 #include "sroce.h"
 

@@ -9,7 +9,7 @@
 #include <linux/limits.h>
 #include <linux/minmax.h>
 
-#include "engine.h"
+#include "cwnd.h"
 #include "psn.h"
 
 u32 sroce_cwnd_ceiling(u32 mtu)
@@ -136,3 +136,13 @@ u32 sroce_cwnd_ack_every(u32 cwnd)
 	return max_t(u32, cwnd / 8, 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_ack_every);
+
+bool sroce_cwnd_fits(u32 psn, u32 acked, u32 n, u32 window)
+{
+	s32 ahead = sroce_psn_diff(psn, sroce_psn_add(acked, 1));
+
+	if (ahead <= 0)
+		return true;
+	return (u32)ahead + n <= window;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_cwnd_fits);

@@ -19,12 +19,13 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
-#include "engine.h"
+#include "device.h"
+#include "mcast.h"
 #include "mr.h"
 #include "net.h"
-#include "qp.h"
-#include "srq.h"
 #include "sroce.h"
+#include "tx.h"
+#include "verbs.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
@@ -122,30 +123,6 @@ static const struct ib_device_attr sroce_caps = {
 	.max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH,
 	.max_total_mcast_qp_attach = SROCE_MAX_MCAST_GRP * SROCE_MAX_MCAST_QP_ATTACH,
 };
-
-static const u32 sroce_obj_limits[SROCE_NUM_OBJ] = {
-	[SROCE_OBJ_PD] = SROCE_MAX_PD,
-	[SROCE_OBJ_CQ] = SROCE_MAX_CQ,
-	[SROCE_OBJ_MR] = SROCE_MAX_MR,
-	[SROCE_OBJ_QP] = SROCE_MAX_QP,
-	[SROCE_OBJ_SRQ] = SROCE_MAX_SRQ,
-};
-
-int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind)
-{
-	if (atomic_inc_return(&sdev->objs[kind]) > sroce_obj_limits[kind]) {
-		atomic_dec(&sdev->objs[kind]);
-		return -ENOMEM;
-	}
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_obj_take);
-
-void sroce_obj_put(struct sroce_dev *sdev, enum sroce_obj kind)
-{
-	atomic_dec(&sdev->objs[kind]);
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_obj_put);
 
 static int sroce_query_device(struct ib_device *ibdev,
 			      struct ib_device_attr *attr,

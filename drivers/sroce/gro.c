@@ -22,7 +22,6 @@
 #include <net/ip.h>
 
 #include "net.h"
-#include "wire.h"
 
 /* Read per datagram, so it can be flipped between two runs in one boot. */
 static bool sroce_gro = true;

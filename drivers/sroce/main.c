@@ -10,9 +10,11 @@
 #include <linux/netdevice.h>
 #include <rdma/rdma_netlink.h>
 
-#include "engine.h"
+#include "device.h"
 #include "icrc.h"
 #include "sroce.h"
+#include "tx.h"
+#include "udp.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -68,7 +70,7 @@ static int __init sroce_init(void)
 	}
 
 	sroce_icrc_init();
-	err = sroce_net_init();
+	err = sroce_udp_init();
 	if (err)
 		return err;
 
@@ -81,7 +83,7 @@ static int __init sroce_init(void)
 	return 0;
 
 err_net:
-	sroce_net_exit();
+	sroce_udp_exit();
 	return err;
 }
 
@@ -92,7 +94,7 @@ static void __exit sroce_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	/* Nothing left for netdev events to find, nor for packets to reach. */
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
-	sroce_net_exit();
+	sroce_udp_exit();
 	/* Packets of destroyed QPs still in the stack run our destructor. */
 	sroce_tx_drain();
 	pr_info("unloaded\n");
@@ -100,15 +102,6 @@ static void __exit sroce_exit(void)
 
 module_init(sroce_init);
 module_exit(sroce_exit);
-
-/*
- * Off until make bench shows it gains: Documentation/datapath.rst,
- * "Payload without a copy". Read per packet, so it can be flipped between
- * two runs in one boot.
- */
-bool sroce_tx_zcopy;
-module_param_named(tx_zcopy, sroce_tx_zcopy, bool, 0644);
-MODULE_PARM_DESC(tx_zcopy, "send user QPs' payloads from their pages, without a copy (default: off)");
 
 MODULE_AUTHOR("The sroce authors");
 MODULE_DESCRIPTION("Software RoCEv2 RDMA device");

@@ -23,6 +23,7 @@
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 
+#include "mcast.h"
 #include "sroce.h"
 
 /**

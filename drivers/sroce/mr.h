@@ -289,4 +289,26 @@ int sroce_mr_fast_reg(struct ib_mr *ibmr, const struct ib_pd *pd, u32 key,
  */
 int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, const struct ib_pd *pd);
 
+/**
+ * struct sroce_skb_cursor - the next payload bytes of a received packet
+ * @skb: the packet
+ * @off: offset of the next byte in @skb
+ */
+struct sroce_skb_cursor {
+	const struct sk_buff *skb;
+	unsigned int off;
+};
+
+/**
+ * sroce_skb_copy_piece() - copy packet bytes to a piece of memory
+ * @ctx: a &struct sroce_skb_cursor, advanced by @len
+ * @kaddr: the piece
+ * @len: its bytes, all present in the packet
+ *
+ * A &sroce_mr_chunk_fn, for sroce_mr_walk() and sroce_sge_walk().
+ *
+ * Context: any.
+ */
+void sroce_skb_copy_piece(void *ctx, void *kaddr, u32 len);
+
 #endif /* _SROCE_MR_H */

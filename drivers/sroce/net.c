@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RoCEv2 over UDP: one IPv4 and one IPv6 tunnel socket on port 4791 in each
- * network namespace. Datagrams are taken in the UDP encap hook (softirq),
- * matched to the device of the netdev they arrived on and handed to recv.
- *
- * Transmit: the engines build the transport headers and payload in an skb
- * from sroce_net_alloc_skb(); sroce_net_xmit() routes it, adds the UDP and
- * IP headers and the ICRC and hands it to the IP stack, whose neighbour
- * layer resolves the next hop. A packet for an address of our own host
- * would leave by the loopback device, where no sroce device listens, and
- * the IP stack would not take it back on our netdev (a local source is a
- * martian there); it goes straight to recv.c instead, with every check.
+ * RoCEv2 over UDP, transmit side: the engines build the transport headers
+ * and payload in an skb from sroce_net_alloc_skb(); sroce_net_xmit()
+ * routes it, adds the UDP and IP headers and the ICRC and hands it to the
+ * IP stack, whose neighbour layer resolves the next hop. A packet for an
+ * address of our own host would leave by the loopback device, where no
+ * sroce device listens, and the IP stack would not take it back on our
+ * netdev (a local source is a martian there); it goes straight to the
+ * receive path instead, through the function udp.c registered, with
+ * every check.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,133 +35,13 @@
 #include "sroce.h"
 #include "wire.h"
 
-/**
- * struct sroce_net - sroce's state in one network namespace
- * @sock4: IPv4 tunnel socket, or NULL if it could not be opened
- * @sock6: IPv6 tunnel socket, or NULL without IPv6
- */
-struct sroce_net {
-	struct socket *sock4;
-	struct socket *sock6;
-};
+/* Where datagrams to this host go: sroce_net_set_local_rx(). */
+static sroce_net_rx_fn sroce_net_local_rx __read_mostly;
 
-static unsigned int sroce_net_id;
-
-static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+void sroce_net_set_local_rx(sroce_net_rx_fn rx)
 {
-	struct sroce_dev *sdev = sroce_dev_get_by_netdev(skb->dev);
-	struct sk_buff *list, *next;
-	unsigned int bad, n;
-
-	if (!sdev) {
-		kfree_skb(skb);
-		return 0;
-	}
-	/* The hook sees the datagram, or GRO's list, from its UDP header on. */
-	list = sroce_gro_split(skb, &bad);
-	if (bad) {
-		/* Not whole datagrams of the flow: counted as received, and dropped. */
-		sroce_count_n(sdev, SROCE_CNT_RX_PACKETS, bad);
-		sroce_count_n(sdev, SROCE_CNT_RX_DROP_HEADER, bad);
-	}
-	__skb_pull(skb, sizeof(struct udphdr));
-	sroce_recv(sdev, skb);
-	for (n = 0; list; list = next, n++) {
-		next = list->next;
-		skb_mark_not_on_list(list);
-		sroce_recv(sdev, list);
-	}
-	if (n || bad)
-		sroce_count_n(sdev, SROCE_CNT_RX_GRO, 1 + n + bad);
-	ib_device_put(&sdev->ibdev);
-	return 0;
+	WRITE_ONCE(sroce_net_local_rx, rx);
 }
-
-static struct socket *sroce_udp_open(struct net *net, bool ipv6)
-{
-	struct udp_tunnel_sock_cfg tunnel = {
-		.encap_type = 1,
-		.encap_rcv = sroce_udp_encap_recv,
-	};
-	struct udp_port_cfg port = {
-		.family = ipv6 ? AF_INET6 : AF_INET,
-		.ipv6_v6only = ipv6,
-		.local_udp_port = htons(SROCE_UDP_PORT),
-	};
-	struct socket *sock;
-	int err;
-
-	/* GRO's lists: IPv4 only, as the transmit chains. */
-	if (!ipv6) {
-		tunnel.gro_receive = sroce_gro_receive;
-		tunnel.gro_complete = sroce_gro_complete;
-	}
-	err = udp_sock_create(net, &port, &sock);
-	if (err)
-		return ERR_PTR(err);
-	sroce_setup_udp_tunnel_sock(net, sock, &tunnel);
-	return sock;
-}
-
-static void __net_exit sroce_net_ns_exit(struct net *net)
-{
-	struct sroce_net *sn = net_generic(net, sroce_net_id);
-
-	if (sn->sock6)
-		sroce_udp_tunnel_sock_release(sn->sock6);
-	if (sn->sock4)
-		sroce_udp_tunnel_sock_release(sn->sock4);
-	sn->sock6 = NULL;
-	sn->sock4 = NULL;
-}
-
-static int __net_init sroce_net_ns_init(struct net *net)
-{
-	struct sroce_net *sn = net_generic(net, sroce_net_id);
-	struct socket *sock;
-	int err;
-
-	sock = sroce_udp_open(net, false);
-	if (IS_ERR(sock)) {
-		err = PTR_ERR(sock);
-		goto err_sock4;
-	}
-	sn->sock4 = sock;
-
-	sock = sroce_udp_open(net, true);
-	if (IS_ERR(sock)) {
-		err = PTR_ERR(sock);
-		/* A kernel or namespace without IPv6 still carries IPv4. */
-		if (err != -EAFNOSUPPORT)
-			goto err_sock6;
-		sock = NULL;
-	}
-	sn->sock6 = sock;
-	return 0;
-
-err_sock6:
-	sroce_udp_tunnel_sock_release(sn->sock4);
-	sn->sock4 = NULL;
-err_sock4:
-	if (err == -EADDRINUSE) {
-		pr_err("UDP port %d is in use (by rdma_rxe?)\n", SROCE_UDP_PORT);
-		err = -EBUSY;
-	} else {
-		pr_err("cannot open UDP port %d: %d\n", SROCE_UDP_PORT, err);
-	}
-	/*
-	 * Only the initial namespace may fail the module; another namespace
-	 * must still be creatable, it just carries no RoCE traffic.
-	 */
-	return net_eq(net, &init_net) ? err : 0;
-}
-
-static struct pernet_operations sroce_net_ops = {
-	.init = sroce_net_ns_init,
-	.exit = sroce_net_ns_exit,
-	.id = &sroce_net_id,
-	.size = sizeof(struct sroce_net),
-};
 
 /* Headroom for the UDP and IP headers and what @ndev puts before them. */
 static unsigned int sroce_net_headroom(const struct net_device *ndev)
@@ -189,7 +67,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_net_alloc_skb);
  * A device's pool of packet pages: each holds a packet of a path MTU's
  * payload with its headroom and skb_shared_info (8 KiB with 4 KiB pages),
  * and the pool keeps 2 MiB of them for reuse, twice what its QPs may
- * have queued together (SROCE_TX_POOL, engine.h), so that pages the stack
+ * have queued together (SROCE_TX_POOL, tx.h), so that pages the stack
  * frees in a burst are not given back to the kernel.
  *
  * Every packet asked for here that needs more than SROCE_TX_PAGE_MIN
@@ -475,6 +353,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 	struct net_device *ndev = sdev->ndev;
 	struct net *net = dev_net(ndev);
 	struct dst_entry *dst;
+	sroce_net_rx_fn rx;
 	bool local;
 	int err;
 
@@ -502,8 +381,13 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		dst_release(dst);
 		skb->dev = ndev;
 		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+		rx = READ_ONCE(sroce_net_local_rx);
+		if (WARN_ON_ONCE(!rx)) {
+			kfree_skb(skb);
+			return -ENODEV;
+		}
 		local_bh_disable();
-		sroce_recv_local(sdev, skb);
+		rx(sdev, skb);
 		local_bh_enable();
 		return 0;
 	}
@@ -612,14 +496,4 @@ int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 	head->dev = dst->dev;
 	err = ip_local_out(net, NULL, head);
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
-}
-
-int sroce_net_init(void)
-{
-	return register_pernet_subsys(&sroce_net_ops);
-}
-
-void sroce_net_exit(void)
-{
-	unregister_pernet_subsys(&sroce_net_ops);
 }

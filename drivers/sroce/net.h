@@ -248,4 +248,24 @@ int sroce_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff);
  */
 struct sk_buff *sroce_gro_split(struct sk_buff *skb, unsigned int *bad);
 
+/**
+ * typedef sroce_net_rx_fn - where a datagram this host sends itself goes
+ * @sdev: the device it was sent on
+ * @skb: the datagram, UDP header pulled, no ICRC (zeros); consumed
+ *
+ * Context: softirqs disabled.
+ */
+typedef void (*sroce_net_rx_fn)(struct sroce_dev *sdev, struct sk_buff *skb);
+
+/**
+ * sroce_net_set_local_rx() - register the receive path for local datagrams
+ * @rx: the function sroce_net_xmit() hands them to
+ *
+ * The receive side registers itself here, so that transmit never calls
+ * up into it by name.
+ *
+ * Context: process context (module init), before any device exists.
+ */
+void sroce_net_set_local_rx(sroce_net_rx_fn rx);
+
 #endif /* _SROCE_NET_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Queue pairs: the object, its rings and the IBTA state machine.
+ * Queue pairs: the object with its rings and engines, and what the packet
+ * path asks of it (qp.c): lookup by number, and the move to ERR or SQE.
  */
 #ifndef _SROCE_QP_H
 #define _SROCE_QP_H
@@ -10,41 +11,21 @@
 #include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
-#include "engine.h"
+#include "comp.h"
+#include "req.h"
+#include "resp.h"
 #include "queue.h"
+#include "sroce.h"
+#include "wqe.h"
 
 struct sroce_dev;
 struct sroce_tx_acct;
-
-/* Device limits for QPs (query_device reports them, create enforces). */
-#define SROCE_MAX_QP		0x4000
-#define SROCE_MAX_QP_WR		0x4000
-#define SROCE_MAX_SGE		32
-#define SROCE_MAX_INLINE	512
-#define SROCE_MAX_RD_ATOMIC	128	/* per QP, each direction */
-#define SROCE_QPN_GSI		1
 
 /*
  * The high bit of a Q_Key: a controlled Q_Key, which only the kernel may
  * give a QP; in a send WR it means "the QP's own" (IBTA 10.2.5).
  */
 #define SROCE_QKEY_CONTROLLED	0x80000000U
-
-/**
- * struct sroce_recv - a receive WQE, copied out of its ring and checked
- * @wr_id: the consumer's work request id
- * @num_sge: scatter entries in @sge
- * @length: sum of the entries' lengths
- * @sge: the scatter list
- *
- * Receive rings are srq.c's (sroce_recv_take()).
- */
-struct sroce_recv {
-	u64 wr_id;
-	u32 num_sge;
-	u32 length;
-	struct ib_sge sge[SROCE_MAX_SGE];
-};
 
 /**
  * struct sroce_qp_params - what modify_qp set and query_qp reports
@@ -106,9 +87,9 @@ struct sroce_qp_params {
  * @fail_set: a send WQE failed; set with the state ERR, under @sq_lock
  * @req: requester state (req.c)
  * @comp: completer state (comp.c)
- * @resp: responder state (resp.c)
+ * @resp: responder state (resp.c, reply.c)
  * @tx: requests and read responses handed to the IP stack and not yet
- *	freed by it (req.c)
+ *	freed by it (tx.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -121,7 +102,7 @@ struct sroce_qp {
 	struct sroce_queue rq;
 	struct ib_qp_cap cap;
 	struct sroce_qp_params params;
-	struct sroce_recv flush_wqe;
+	struct sroce_rwqe flush_wqe;
 	refcount_t refs;
 	struct completion idle;
 	bool sig_all;
@@ -133,52 +114,6 @@ struct sroce_qp {
 	struct sroce_resp resp;
 	struct sroce_tx_acct *tx;
 };
-
-/**
- * sroce_qp_check_params() - validate the attribute values of a modify
- * @attr: the attributes
- * @mask: IB_QP_* present in @attr
- * @type: the QP's type
- * @active_mtu: the port's active MTU
- *
- * Only the values: which attributes a transition takes is
- * ib_modify_qp_is_ok()'s business.
- *
- * Context: any.
- * Return: 0, -EINVAL for a value out of its range, -EOPNOTSUPP for an
- * attribute sroce does not implement (alternate path, rate limit).
- */
-int sroce_qp_check_params(const struct ib_qp_attr *attr, int mask,
-			  enum ib_qp_type type, enum ib_mtu active_mtu);
-
-/**
- * sroce_qp_modify_check() - whether a modify_qp may go ahead
- * @cur: the QP's current state
- * @attr: the attributes
- * @mask: IB_QP_* present in @attr
- * @type: the QP's type
- * @active_mtu: the port's active MTU
- *
- * The transition must be legal for @type and take exactly the required
- * and allowed attributes (ib_modify_qp_is_ok()), every value must be in
- * range (sroce_qp_check_params()), and a given current state must be the
- * real one.
- *
- * Context: any.
- * Return: 0, -EINVAL, or -EOPNOTSUPP for attributes sroce lacks.
- */
-int sroce_qp_modify_check(enum ib_qp_state cur, const struct ib_qp_attr *attr,
-			  int mask, enum ib_qp_type type, enum ib_mtu active_mtu);
-
-/**
- * sroce_qp_check_cap() - validate the capabilities asked at creation
- * @cap: max WRs, SGEs and inline data asked for
- * @has_srq: receives come from an SRQ (no receive ring)
- *
- * Context: any.
- * Return: 0 or -EINVAL.
- */
-int sroce_qp_check_cap(const struct ib_qp_cap *cap, bool has_srq);
 
 /**
  * sroce_qp_get() - find a QP by number for the packet path, and hold it
@@ -200,14 +135,42 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 
 /**
- * sroce_qp_to_error() - move a QP to ERR from the packet path
+ * sroce_qp_enter_error() - move a QP to ERR, or its send queue to SQE
  * @qp: the QP
+ * @next: IB_QPS_ERR (every WR posted is flushed) or IB_QPS_SQE (a datagram
+ *	QP's sends only; a QP already in ERR or RESET stays there)
  *
- * Flushes what is posted, as a modify to ERR does.
+ * The one way into the flushing states, for the packet path, the timers
+ * and modify_qp alike. Completion handlers and the LAST_WQE_REACHED event
+ * run once the QP's locks are dropped.
  *
  * Context: any; none of the QP's posting locks held.
  */
-void sroce_qp_to_error(struct sroce_qp *qp);
+void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next);
+
+/**
+ * sroce_qp_flush_sq() - complete every WQE on the send ring, flushed
+ * @qp: the QP, in ERR or SQE
+ *
+ * The WQE that failed (sroce_qp_fail_send()) completes with its own
+ * status, the others with IB_WC_WR_FLUSH_ERR, signaled or not (IBTA
+ * 10.3.1). Only the WQEs there at the start are taken: a user producer
+ * that keeps posting cannot keep the caller here.
+ *
+ * Context: any, under the QP's sq_lock.
+ * Return: whether the send CQ's handler is to be called
+ * (sroce_cq_notify(), once the lock is dropped).
+ */
+bool sroce_qp_flush_sq(struct sroce_qp *qp);
+
+/**
+ * sroce_qp_flush_rq() - complete every WQE on the receive ring, flushed
+ * @qp: the QP, in ERR, with a receive ring of its own
+ *
+ * Context: any, under the QP's rq_lock.
+ * Return: whether the receive CQ's handler is to be called.
+ */
+bool sroce_qp_flush_rq(struct sroce_qp *qp);
 
 /**
  * sroce_qp_fail_send() - fail a send WQE and move the QP to ERR
@@ -227,13 +190,5 @@ void sroce_qp_fail_send(struct sroce_qp *qp, u32 pos, enum ib_wc_status status);
  * Return: the IB_WC_* opcode.
  */
 enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 opcode);
-
-/**
- * sroce_set_qp_ops() - install the QP verbs on a device
- * @ibdev: device being set up, not yet registered
- *
- * Context: process context.
- */
-void sroce_set_qp_ops(struct ib_device *ibdev);
 
 #endif /* _SROCE_QP_H */

@@ -26,11 +26,15 @@
 
 #include <linux/skbuff.h>
 
-#include "engine.h"
+#include "comp.h"
 #include "icrc.h"
+#include "mcast.h"
 #include "opcode.h"
 #include "qp.h"
+#include "recv.h"
+#include "resp.h"
 #include "sroce.h"
+#include "ud.h"
 #include "wire.h"
 
 /* Full membership in the default partition: the low 15 bits all set. */

@@ -40,12 +40,20 @@
 #include <linux/sizes.h>
 #include <linux/wait_bit.h>
 
-#include "engine.h"
+#include "comp.h"
+#include "cwnd.h"
 #include "mr.h"
+#include "net.h"
+#include "opcode.h"
 #include "psn.h"
 #include "qp.h"
+#include "req.h"
+#include "retry.h"
 #include "sroce.h"
+#include "tx.h"
+#include "ud.h"
 #include "wire.h"
+#include "wqe.h"
 
 /* Packets per run of the work item before it yields and requeues. */
 #define SROCE_REQ_BUDGET	64
@@ -90,193 +98,6 @@ void sroce_req_free(struct sroce_qp *qp)
 	kvfree(qp->req.swqes);
 }
 
-void sroce_req_kick(struct sroce_qp *qp)
-{
-	int cpu = READ_ONCE(qp->req.cpu);
-
-	/* Gone offline: the local CPU. */
-	if (cpu != WORK_CPU_UNBOUND && !cpu_online(cpu))
-		cpu = WORK_CPU_UNBOUND;
-	queue_work_on(cpu, system_highpri_wq, &qp->req.work);
-}
-
-/* Accountings alive, of QPs or of packets outliving theirs: module exit. */
-static atomic_t sroce_tx_live = ATOMIC_INIT(0);
-
-struct sroce_tx_pool *sroce_tx_pool_new(void)
-{
-	struct sroce_tx_pool *pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-
-	if (pool)
-		refcount_set(&pool->refs, 1);
-	return pool;
-}
-
-void sroce_tx_pool_put(struct sroce_tx_pool *pool)
-{
-	if (refcount_dec_and_test(&pool->refs))
-		kfree(pool);
-}
-
-u32 sroce_tx_limit(int busy)
-{
-	return clamp_t(u32, SROCE_TX_POOL / max(busy, 1), SROCE_TX_LIMIT_MIN,
-		       SROCE_TX_LIMIT);
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_tx_limit);
-
-/* The QP's share now: the pool's QPs with packets queued may change it. */
-static u32 sroce_tx_acct_limit(const struct sroce_tx_acct *tx)
-{
-	return sroce_tx_limit(atomic_read(&tx->pool->busy));
-}
-
-static void sroce_tx_acct_release(struct sroce_tx_acct *tx)
-{
-	if (!refcount_dec_and_test(&tx->refs))
-		return;
-	sroce_tx_pool_put(tx->pool);
-	kfree(tx);
-	if (atomic_dec_and_test(&sroce_tx_live))
-		wake_up_var(&sroce_tx_live);
-}
-
-/*
- * Under RCU as a whole: the QP's memory while it is used here, and the
- * module's text until the last wake_up_var() (sroce_tx_drain()).
- */
-static void sroce_tx_destructor(struct sk_buff *skb)
-{
-	struct sroce_tx_acct *tx = skb_shinfo(skb)->destructor_arg;
-	struct sroce_qp *qp;
-	u64 old, new;
-	bool empty;
-	u32 left;
-
-	rcu_read_lock();
-	old = atomic64_read(&tx->state);
-	do {
-		new = sroce_tx_state_free(old, skb->truesize);
-		/* Fully ordered when it succeeds: before the bit test. */
-	} while (!atomic64_try_cmpxchg(&tx->state, &old, new));
-	empty = !sroce_tx_state_packets(new);
-	left = sroce_tx_state_bytes(new);
-	if (empty)
-		atomic_dec(&tx->pool->busy);
-	/*
-	 * The share (a read of the pool) only when someone waits. An empty
-	 * queue always wakes: whatever the share, a waiter goes.
-	 */
-	if (test_bit(0, &tx->waiting) &&
-	    (empty || left <= sroce_tx_acct_limit(tx) / 2) &&
-	    test_and_clear_bit(0, &tx->waiting)) {
-		qp = rcu_dereference(tx->qp);
-		/*
-		 * Not NULL: its destroy has not passed the grace period, the
-		 * table's reference still holds (the test only guards that).
-		 */
-		if (qp && refcount_inc_not_zero(&qp->refs)) {
-			sroce_req_kick(qp);
-			queue_work(system_highpri_wq, &qp->resp.work);
-			sroce_qp_put(qp);
-		}
-	}
-	sroce_tx_acct_release(tx);
-	rcu_read_unlock();
-}
-
-int sroce_tx_acct_new(struct sroce_qp *qp)
-{
-	struct sroce_tx_acct *tx = kzalloc(sizeof(*tx), GFP_KERNEL);
-
-	if (!tx)
-		return -ENOMEM;
-	refcount_set(&tx->refs, 1);
-	RCU_INIT_POINTER(tx->qp, qp);
-	tx->pool = to_sdev(qp->ibqp.device)->tx_pool;
-	refcount_inc(&tx->pool->refs);
-	atomic_inc(&sroce_tx_live);
-	qp->tx = tx;
-	return 0;
-}
-
-void sroce_tx_acct_detach(struct sroce_qp *qp)
-{
-	RCU_INIT_POINTER(qp->tx->qp, NULL);
-}
-
-void sroce_tx_acct_put(struct sroce_qp *qp)
-{
-	sroce_tx_acct_release(qp->tx);
-	qp->tx = NULL;
-}
-
-void sroce_tx_drain(void)
-{
-	int left;
-
-	while (!wait_var_event_timeout(&sroce_tx_live, !atomic_read(&sroce_tx_live),
-				       10 * HZ)) {
-		left = atomic_read(&sroce_tx_live);
-		if (left)
-			pr_info("waiting for the network stack to free the packets of %d QPs\n",
-				left);
-	}
-	/* Every destructor past its rcu_read_unlock(). */
-	synchronize_rcu();
-}
-
-void sroce_tx_charge(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	struct sroce_tx_acct *tx = qp->tx;
-
-	refcount_inc(&tx->refs);
-	if (sroce_tx_state_packets(atomic64_add_return(sroce_tx_state_one(skb->truesize),
-						       &tx->state)) == 1)
-		atomic_inc(&tx->pool->busy);
-	skb_shinfo(skb)->destructor_arg = tx;
-	skb->destructor = sroce_tx_destructor;
-}
-
-int sroce_tx_send(struct sroce_qp *qp, struct sk_buff **pkts, unsigned int n)
-{
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_req *req = &qp->req;
-	struct sk_buff *head;
-	int err;
-
-	head = n > 1 ? sroce_net_chain(sdev, &req->path, pkts, n) : pkts[0];
-	sroce_tx_charge(qp, head);
-	/* A packet lost here or later comes back as a timeout or a NAK. */
-	if (n > 1)
-		err = sroce_net_xmit_chain(sdev, &req->path, &req->dst_cache, head);
-	else
-		err = sroce_net_xmit(sdev, &req->path, &req->dst_cache, head);
-	sroce_count_n(sdev, err ? SROCE_CNT_TX_DROP : SROCE_CNT_TX_PACKETS, n);
-	return err;
-}
-
-/* Whether the QP has more than its share queued below it now. */
-static bool sroce_tx_over(const struct sroce_tx_acct *tx)
-{
-	return sroce_tx_state_bytes(atomic64_read(&tx->state)) > sroce_tx_acct_limit(tx);
-}
-
-bool sroce_tx_throttled(struct sroce_qp *qp)
-{
-	struct sroce_tx_acct *tx = qp->tx;
-
-	if (!sroce_tx_over(tx))
-		return false;
-	set_bit(0, &tx->waiting);
-	/* The bit before the second look (pairs with the destructor's). */
-	smp_mb__after_atomic();
-	if (!sroce_tx_over(tx))
-		return false;
-	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_QUEUE);
-	return true;
-}
-
 void sroce_req_reset(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -312,377 +133,6 @@ void sroce_req_start(struct sroce_qp *qp)
 			sroce_cwnd_ceiling(ib_mtu_enum_to_int(qp->params.path_mtu)),
 			sroce_ack_timeout_usecs(qp->params.timeout));
 	req->rtt_on = false;
-}
-
-bool sroce_req_window_open(u32 psn, u32 acked, u32 n, u32 window)
-{
-	s32 ahead = sroce_psn_diff(psn, sroce_psn_add(acked, 1));
-
-	if (ahead <= 0)
-		return true;
-	return (u32)ahead + n <= window;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_req_window_open);
-
-u32 sroce_rnr_timer_usecs(u8 code)
-{
-	/* IBTA table 45, in units of 10 us: code 0 is the longest. */
-	static const u16 tens[32] = {
-		65535, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
-		256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
-		12288, 16384, 24576, 32768, 49152,
-	};
-
-	if (!code)
-		return 655360;	/* 655.36 ms, more than a u16 of tens */
-	return tens[code & 31] * 10;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_rnr_timer_usecs);
-
-u64 sroce_ack_timeout_usecs(u8 timeout)
-{
-	if (!timeout)
-		return 0;
-	/* 4.096 us << timeout, rounded up to whole microseconds. */
-	return DIV_ROUND_UP(4096ULL << (timeout & 31), 1000);
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_ack_timeout_usecs);
-
-void sroce_req_arm(struct sroce_qp *qp, bool restart)
-{
-	struct hrtimer *t = &qp->req.ack_timer;
-	u64 us = sroce_ack_timeout_usecs(qp->params.timeout);
-
-	if (!us || (!restart && hrtimer_is_queued(t)))
-		return;
-	hrtimer_start(t, ns_to_ktime(us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
-}
-
-void sroce_req_progress(struct sroce_qp *qp)
-{
-	struct sroce_req *req = &qp->req;
-
-	lockdep_assert_held(&qp->sq_lock);
-	req->retry_left = qp->params.retry_cnt;
-	req->rnr_left = qp->params.rnr_retry;
-	req->hold_left = SROCE_ACK_HOLD;
-	qp->comp.gap_set = false;
-	/*
-	 * Restarted, never cancelled here: the requester may be sending at
-	 * this moment, and a cancel could undo the arming of its packet.
-	 * Fired with nothing outstanding, the timer does nothing.
-	 */
-	sroce_req_arm(qp, true);
-}
-
-enum ib_wc_status sroce_req_retry(struct sroce_qp *qp, bool at_psn, u32 psn,
-				  int rnr_code)
-{
-	struct sroce_req *req = &qp->req;
-
-	lockdep_assert_held(&qp->sq_lock);
-	if (rnr_code >= 0) {
-		/* rnr_retry 7 retries for ever. */
-		if (qp->params.rnr_retry != 7) {
-			if (!req->rnr_left)
-				return IB_WC_RNR_RETRY_EXC_ERR;
-			req->rnr_left--;
-		}
-		req->rnr_wait = true;
-		hrtimer_try_to_cancel(&req->ack_timer);
-		mod_timer(&req->rnr_timer, jiffies +
-			  max_t(unsigned long, 1,
-				usecs_to_jiffies(sroce_rnr_timer_usecs(rnr_code))));
-	} else {
-		if (!req->retry_left)
-			return IB_WC_RETRY_EXC_ERR;
-		req->retry_left--;
-	}
-	req->rewind = true;
-	req->rewind_at = at_psn;
-	req->rewind_psn = psn;
-	/* The sampled PSN may be sent again: its ACK would time neither. */
-	WRITE_ONCE(req->rtt_on, false);
-	return IB_WC_SUCCESS;
-}
-
-u32 sroce_req_last_sent(struct sroce_qp *qp)
-{
-	return sroce_psn_add(READ_ONCE(qp->req.high_psn), SROCE_PSN_MASK);
-}
-
-/*
- * Whether an ACK timeout comes too early to count: the QP still has
- * packets in this host, so the request waited for may still be queued
- * behind them (SROCE_ACK_HOLD). A loss of what did leave is still seen
- * sooner, by the sequence NAK the packets behind it bring.
- */
-static bool sroce_req_hold_timeout(struct sroce_qp *qp)
-{
-	lockdep_assert_held(&qp->sq_lock);
-	if (!qp->req.hold_left ||
-	    !sroce_tx_state_packets(atomic64_read(&qp->tx->state)))
-		return false;
-	qp->req.hold_left--;
-	return true;
-}
-
-/*
- * Whether posted WQEs wait unsent because the QP's packets fill its share
- * of the transmit queue. Its queue then times them as if they had been
- * sent: packets held below us for good (a netdev whose ring has stopped,
- * or copies of PSNs acknowledged since, still queued) must not stop the
- * QP for ever with no error, as a link that is down does not on an HCA.
- * In RTS only: in SQD the WQEs wait because the queue is drained.
- */
-static bool sroce_req_stuck(struct sroce_qp *qp, u32 pos)
-{
-	u32 posted;
-
-	lockdep_assert_held(&qp->sq_lock);
-	if (qp->state != IB_QPS_RTS)
-		return false;
-	/* Acquire pairs with the producer's release, as in the requester. */
-	posted = smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask;
-	return pos != posted && sroce_tx_over(qp->tx);
-}
-
-static enum hrtimer_restart sroce_req_ack_timeout(struct hrtimer *t)
-{
-	struct sroce_qp *qp = container_of(t, struct sroce_qp, req.ack_timer);
-	enum ib_wc_status fail = IB_WC_SUCCESS;
-	unsigned long flags;
-	bool kick = false;
-	u32 head, pos;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	head = qp->sq.index;
-	/* Acquire pairs with the requester's release of its position. */
-	pos = smp_load_acquire(&qp->req.pos);
-	/*
-	 * Nothing unanswered (any more): no WQE fully sent and not done, no
-	 * PSN sent and not acknowledged (a WQE being sent), no WQE held
-	 * back by a full queue. Or an RNR wait owns the clock.
-	 */
-	if ((qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) &&
-	    (head != pos ||
-	     sroce_psn_diff(READ_ONCE(qp->req.psn), qp->comp.acked_psn) > 1 ||
-	     sroce_req_stuck(qp, pos)) &&
-	    !qp->req.rnr_wait && !qp->req.timers_off) {
-		if (sroce_req_hold_timeout(qp)) {
-			sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_HELD);
-			sroce_req_arm(qp, true);
-			goto out;
-		}
-		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_TIMEOUT);
-		sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(qp), true);
-		fail = sroce_req_retry(qp, false, 0, -1);
-		kick = fail == IB_WC_SUCCESS;
-		/*
-		 * The next round starts now, not when the requester gets to
-		 * send again: retry_cnt + 1 timeouts take that many periods.
-		 */
-		if (kick)
-			sroce_req_arm(qp, true);
-	}
-out:
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	if (fail != IB_WC_SUCCESS)
-		sroce_qp_fail_send(qp, head, fail);
-	else if (kick)
-		sroce_req_kick(qp);
-	return HRTIMER_NORESTART;
-}
-
-static void sroce_req_rnr_expired(struct timer_list *t)
-{
-	struct sroce_qp *qp = timer_container_of(qp, t, req.rnr_timer);
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq_lock, flags);
-	qp->req.rnr_wait = false;
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	sroce_req_kick(qp);
-}
-
-bool sroce_req_executes(u32 opcode)
-{
-	switch (opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_REG_MR:
-	case IB_WR_LOCAL_INV:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool sroce_req_is_atomic(u32 opcode)
-{
-	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-u32 sroce_req_npsn(u32 opcode, u32 length, u32 mtu)
-{
-	if (sroce_req_is_atomic(opcode) || !length)
-		return 1;
-	return DIV_ROUND_UP(length, mtu);
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_req_npsn);
-
-/* A REG_MR or LOCAL_INV: no data, no PSN. */
-static int sroce_req_fetch_local(struct sroce_qp *qp, struct sroce_swqe *w,
-				 const struct rxe_send_wqe *slot)
-{
-	const struct sroce_reg_slot *reg = (const void *)&slot->wr.wr;
-
-	if (w->opcode == IB_WR_REG_MR) {
-		/* Only the kernel writes a pointer there. */
-		if (qp->user)
-			return -EOPNOTSUPP;
-		w->reg_mr = (struct ib_mr *)(uintptr_t)reg->mr;
-		w->rkey = reg->key;
-		w->reg_access = reg->access;
-	} else {
-		w->rkey = READ_ONCE(slot->wr.ex.invalidate_rkey);
-	}
-	w->length = 0;
-	w->num_sge = 0;
-	w->is_inline = false;
-	w->first_psn = qp->req.psn;
-	w->last_psn = sroce_psn_add(qp->req.psn, SROCE_PSN_MASK);
-	return 0;
-}
-
-/* Copy the WQE at the requester's position out of the ring and check it. */
-int sroce_req_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
-{
-	const struct rxe_send_wqe *slot = (const void *)(qp->sq.ring->data +
-		((size_t)qp->req.pos << qp->sq.log2_elem));
-	u32 i, n, len = 0, mtu;
-	bool atomic, rd_atomic;
-
-	w->wr_id = READ_ONCE(slot->wr.wr_id);
-	w->opcode = READ_ONCE(slot->wr.opcode);
-	w->send_flags = READ_ONCE(slot->wr.send_flags);
-	w->executed = false;
-	if (!sroce_req_executes(w->opcode))
-		return -EOPNOTSUPP;
-	if (sroce_wr_local(w->opcode))
-		return sroce_req_fetch_local(qp, w, slot);
-	atomic = sroce_req_is_atomic(w->opcode);
-	rd_atomic = atomic || w->opcode == IB_WR_RDMA_READ;
-	w->imm = READ_ONCE(slot->wr.ex.imm_data);
-	if (atomic) {
-		w->remote_addr = READ_ONCE(slot->wr.wr.atomic.remote_addr);
-		w->rkey = READ_ONCE(slot->wr.wr.atomic.rkey);
-		w->swap_add = READ_ONCE(slot->wr.wr.atomic.compare_add);
-		w->compare = 0;
-		if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
-			w->compare = w->swap_add;
-			w->swap_add = READ_ONCE(slot->wr.wr.atomic.swap);
-		}
-	} else if (w->opcode == IB_WR_SEND_WITH_INV) {
-		w->rkey = READ_ONCE(slot->wr.ex.invalidate_rkey);
-	} else {
-		w->remote_addr = READ_ONCE(slot->wr.wr.rdma.remote_addr);
-		w->rkey = READ_ONCE(slot->wr.wr.rdma.rkey);
-	}
-	if (w->send_flags & IB_SEND_INLINE) {
-		/* Inline data is something to send, not a place to land. */
-		if (rd_atomic)
-			return -EINVAL;
-		len = READ_ONCE(slot->dma.length);
-		if (len > qp->cap.max_inline_data)
-			return -EINVAL;
-		memcpy(w->inline_data, slot->dma.inline_data, len);
-		w->is_inline = true;
-		w->num_sge = 0;
-	} else {
-		n = READ_ONCE(slot->dma.num_sge);
-		if (n > qp->cap.max_send_sge)
-			return -EINVAL;
-		memcpy(w->sge, slot->dma.sge, n * sizeof(w->sge[0]));
-		for (i = 0; i < n; i++)
-			if (check_add_overflow(len, w->sge[i].length, &len))
-				return -EINVAL;
-		w->is_inline = false;
-		w->num_sge = n;
-	}
-	if (len > SROCE_MAX_MSG_SIZE)
-		return -EINVAL;
-	/* The original value comes back into exactly 8 bytes. */
-	if (atomic && len != sizeof(u64))
-		return -EINVAL;
-	w->length = len;
-	mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
-	w->first_psn = qp->req.psn;
-	w->last_psn = sroce_psn_add(qp->req.psn,
-				    sroce_req_npsn(w->opcode, len, mtu) - 1);
-	return 0;
-}
-
-struct sroce_gather {
-	u8 *dst;
-};
-
-static void sroce_gather_piece(void *ctx, void *kaddr, u32 len)
-{
-	struct sroce_gather *g = ctx;
-
-	memcpy(g->dst, kaddr, len);
-	g->dst += len;
-}
-
-/* The next @len bytes of the message, through its lkeys, into @dst. */
-int sroce_req_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
-		     u8 *dst, u32 len)
-{
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_req *req = &qp->req;
-	struct sroce_gather g = { .dst = dst };
-	const struct ib_sge *sge;
-	struct sroce_mr *mr;
-	int err;
-	u32 n;
-
-	if (w->is_inline) {
-		memcpy(dst, w->inline_data + req->offset, len);
-		return 0;
-	}
-	while (len) {
-		if (WARN_ON_ONCE(req->sge >= w->num_sge))
-			return -EINVAL;
-		sge = &w->sge[req->sge];
-		n = min(len, sge->length - req->sge_off);
-		if (n) {
-			mr = sroce_mr_get(sdev, sge->lkey, qp->ibqp.pd, 0,
-					  sge->addr + req->sge_off, n);
-			if (IS_ERR(mr))
-				return -EACCES;
-			/* All of them or none: a packet never goes half filled. */
-			err = sroce_mr_walk(mr, sge->addr + req->sge_off, n,
-					    sroce_gather_piece, &g);
-			sroce_mr_put(mr);
-			if (err)
-				return -EACCES;
-		}
-		len -= n;
-		req->sge_off += n;
-		if (req->sge_off == sge->length) {
-			req->sge++;
-			req->sge_off = 0;
-		}
-	}
-	return 0;
 }
 
 static u8 sroce_req_opcode(const struct sroce_swqe *w, bool first, bool last)
@@ -753,7 +203,7 @@ static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff **pkts,
 {
 	sroce_req_psns_out(qp, psn, n);
 	sroce_tx_send(qp, pkts, n);
-	sroce_req_arm(qp, false);
+	sroce_retry_arm(qp, false);
 }
 
 /*
@@ -890,14 +340,14 @@ static bool sroce_req_window_ok(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
-				  READ_ONCE(req->cw.cwnd)))
+	if (sroce_cwnd_fits(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
+			    READ_ONCE(req->cw.cwnd)))
 		return true;
 	set_bit(0, &req->window_wait);
 	/* The bit before the second look (pairs with sroce_comp_recv()). */
 	smp_mb__after_atomic();
-	if (sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
-				  READ_ONCE(req->cw.cwnd)))
+	if (sroce_cwnd_fits(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
+			    READ_ONCE(req->cw.cwnd)))
 		return true;
 	sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_TX_WAIT_WINDOW);
 	return false;
@@ -1016,7 +466,7 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (zcopy) {
 		err = sroce_req_attach(qp, w, skb, pay, pad);
 	} else {
-		err = sroce_req_gather(qp, w, skb_put(skb, pay), pay);
+		err = sroce_wqe_gather(qp, w, skb_put(skb, pay), pay);
 		skb_put_zero(skb, pad);
 	}
 	if (err) {
@@ -1083,8 +533,8 @@ static int sroce_req_packets(struct sroce_qp *qp, struct sroce_swqe *w,
 		err = sroce_req_packet(qp, w, &b);
 		/* Without the window's bit: the pass looks again, and waits. */
 	} while (!err && b.n < most &&
-		 sroce_req_window_open(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
-				       READ_ONCE(req->cw.cwnd)));
+		 sroce_cwnd_fits(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
+				 READ_ONCE(req->cw.cwnd)));
 	if (b.n)
 		*budget -= b.n - 1;
 	sroce_req_flush(qp, &b);
@@ -1179,7 +629,7 @@ static bool sroce_req_rewind(struct sroce_qp *qp)
 	w = sroce_req_swqe(&qp->req, req->pos);
 	if (w->opcode == IB_WR_RDMA_READ) {
 		k = qp->comp.read_off / mtu;
-	} else if (!sroce_req_is_atomic(w->opcode)) {
+	} else if (!sroce_wr_atomic(w->opcode)) {
 		psn = req->rewind_at ? req->rewind_psn : sroce_psn_add(acked, 1);
 		if (!sroce_psn_before(psn, w->first_psn) &&
 		    !sroce_psn_before(w->last_psn, psn))
@@ -1218,13 +668,13 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 		if (req->pos == (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask))
 			return false;
 		if (sroce_tx_throttled(qp)) {
-			/* Time the wait (sroce_req_stuck()); a drain kicks us. */
-			sroce_req_arm(qp, false);
+			/* Time the wait (sroce_retry_stuck()); a drain kicks us. */
+			sroce_retry_arm(qp, false);
 			return false;
 		}
 		w = sroce_req_swqe(&qp->req, req->pos);
 		if (req->pos == req->fetched_to) {
-			err = sroce_req_fetch(qp, w);
+			err = sroce_wqe_fetch(qp, w);
 			if (err) {
 				sroce_qp_fail_send(qp, req->pos, err == -EOPNOTSUPP ?
 						   IB_WC_LOC_QP_OP_ERR : IB_WC_LOC_LEN_ERR);
@@ -1284,7 +734,7 @@ void sroce_req_run(struct sroce_qp *qp)
 		/* BUSY cleared before AGAIN is looked at (pairs with above). */
 		smp_mb__after_atomic();
 		if (more) {
-			sroce_req_kick(qp);
+			sroce_req_kick(&qp->req);
 			return;
 		}
 	}
@@ -1311,9 +761,7 @@ int sroce_req_init(struct sroce_qp *qp)
 
 	INIT_WORK(&req->work, sroce_req_work);
 	req->cpu = WORK_CPU_UNBOUND;
-	hrtimer_setup(&req->ack_timer, sroce_req_ack_timeout, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_SOFT);
-	timer_setup(&req->rnr_timer, sroce_req_rnr_expired, 0);
+	sroce_retry_init(qp);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
 	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, GFP_KERNEL);
 	if (!req->swqes)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce: a software RoCEv2 device. Objects and interfaces shared between
- * the files of the module, in packet-path order: net -> recv -> device.
+ * sroce: a software RoCEv2 device. What every file of the module shares:
+ * the device's limits, its counters, the device object itself and the
+ * count of its objects. Each .c file declares its own interface in the
+ * header of its name.
  */
 #ifndef _SROCE_H
 #define _SROCE_H
@@ -26,7 +28,19 @@
 #define SROCE_MAX_AH		0x8000
 #define SROCE_MAX_MCAST_GRP	256
 #define SROCE_MAX_MCAST_QP_ATTACH 32	/* per group */
-/* The BTH destination QP of every multicast datagram (IBTA 9.5.1). */
+#define SROCE_MAX_QP		0x4000
+#define SROCE_MAX_QP_WR		0x4000
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	512
+#define SROCE_MAX_RD_ATOMIC	128	/* per QP, each direction */
+#define SROCE_MAX_SRQ		0x4000
+#define SROCE_MAX_SRQ_WR	SROCE_MAX_QP_WR
+#define SROCE_MAX_SRQ_SGE	SROCE_MAX_SGE
+/*
+ * The GSI QP's number, and the BTH destination QP of every multicast
+ * datagram (IBTA 9.5.1).
+ */
+#define SROCE_QPN_GSI		1
 #define SROCE_QPN_MULTICAST	0xffffff
 
 /**
@@ -162,7 +176,7 @@ struct page_pool;
  *	read locklessly
  * @counters: &enum sroce_counter values, updated from softirq
  * @mr_keys: MRs by the 24-bit index of their key (mr.c)
- * @qps: QPs by number (qp.c)
+ * @qps: QPs by number (qp.c, qp_verbs.c)
  * @srqs: SRQs by number (srq.c)
  * @ahs: AHs by number (ah.c); IRQ-safe, the packet path reads it
  * @objs: how many of each &enum sroce_obj exist
@@ -170,7 +184,7 @@ struct page_pool;
  * @mcg_lock: guards @mcgs and the groups' members for the packet path
  * @mcgs: the multicast groups with QPs attached
  * @nmcg: how many (under @mcg_mutex)
- * @tx_pool: what its QPs have queued together (engine.h); the device
+ * @tx_pool: what its QPs have queued together (tx.h); the device
  *	holds a reference until dealloc_driver
  * @tx_pages: pages for packets sent, recycled when the stack frees them
  *	(sroce_net_alloc_skb_reuse()), or NULL
@@ -214,30 +228,24 @@ static inline void sroce_count_n(struct sroce_dev *sdev, enum sroce_counter c,
 	atomic64_add(n, &sdev->counters[c]);
 }
 
-/* device.c */
-
-/**
- * sroce_dev_add() - create and register the RDMA device of a netdev
- * @ibdev_name: name asked for by `rdma link add`
- * @ndev: an Ethernet netdev, referenced by the caller
- *
- * Context: process context, RTNL not held.
- * Return: 0, or -EINVAL for a netdev that is not Ethernet, -EEXIST when
- * the netdev already has an RDMA device, another errno from the RDMA core.
- */
-int sroce_dev_add(const char *ibdev_name, struct net_device *ndev);
-
-/**
- * sroce_dev_netdev_event() - follow a change of the netdev under a device
- * @sdev: the device bound to the netdev
- * @event: a NETDEV_* notifier event
- *
- * Queues the device's unregistration when the netdev goes away, and raises
- * the IB port events when the port goes up or down.
- *
- * Context: process context, RTNL held.
- */
-void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event);
+/* How many of each &enum sroce_obj a device may have (query_device's). */
+static inline u32 sroce_obj_limit(enum sroce_obj kind)
+{
+	switch (kind) {
+	case SROCE_OBJ_PD:
+		return SROCE_MAX_PD;
+	case SROCE_OBJ_CQ:
+		return SROCE_MAX_CQ;
+	case SROCE_OBJ_MR:
+		return SROCE_MAX_MR;
+	case SROCE_OBJ_QP:
+		return SROCE_MAX_QP;
+	case SROCE_OBJ_SRQ:
+		return SROCE_MAX_SRQ;
+	default:
+		return 0;
+	}
+}
 
 /**
  * sroce_obj_take() - count one more object of a kind, within the limit
@@ -247,7 +255,14 @@ void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event);
  * Context: any.
  * Return: 0, or -ENOMEM when the device's limit (query_device) is reached.
  */
-int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind);
+static inline int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind)
+{
+	if (atomic_inc_return(&sdev->objs[kind]) > sroce_obj_limit(kind)) {
+		atomic_dec(&sdev->objs[kind]);
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 /**
  * sroce_obj_put() - count one object of a kind less
@@ -256,181 +271,9 @@ int sroce_obj_take(struct sroce_dev *sdev, enum sroce_obj kind);
  *
  * Context: any.
  */
-void sroce_obj_put(struct sroce_dev *sdev, enum sroce_obj kind);
-
-/**
- * sroce_dev_get_by_netdev() - look up the device bound to a netdev
- * @ndev: any netdev
- *
- * Context: any context.
- * Return: the device with a reference the caller drops with
- * ib_device_put(), or NULL.
- */
-struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
-
-/* cq.c */
-
-/**
- * sroce_set_cq_ops() - install the CQ verbs on a device
- * @ibdev: device being set up, not yet registered
- *
- * Context: process context.
- */
-void sroce_set_cq_ops(struct ib_device *ibdev);
-
-/**
- * sroce_cq_add() - add a completion to a CQ, leaving the notification
- * @ibcq: the CQ
- * @wc: the completion, in the kernel's terms
- * @qpn: number of the QP it belongs to (for user CQs)
- * @solicited: the completion is for a solicited event
- *
- * Every caller holds locks the consumer's completion handler might need
- * (a QP's posting or engine locks), so the handler is left to
- * sroce_cq_notify(), called once they are dropped. A full CQ is an
- * overflow: the CQ goes to error, its event handler gets IB_EVENT_CQ_ERR,
- * and this and every later add fail.
- *
- * Context: any; takes the CQ's lock with interrupts saved.
- * Return: 1 when the CQ was armed for this completion (call
- * sroce_cq_notify()), 0 when not, -ENOSPC after an overflow.
- */
-int sroce_cq_add(struct ib_cq *ibcq, const struct ib_wc *wc, u32 qpn,
-		 bool solicited);
-
-/**
- * sroce_cq_notify() - call a CQ's completion handler
- * @ibcq: the CQ, for which sroce_cq_add() answered 1
- *
- * Context: any; no lock of the CQ's producers held.
- */
-void sroce_cq_notify(struct ib_cq *ibcq);
-
-/* ah.c */
-
-/**
- * sroce_set_ah_ops() - install the address handle verbs on a device
- * @ibdev: device being set up, not yet registered
- *
- * Context: process context.
- */
-void sroce_set_ah_ops(struct ib_device *ibdev);
-
-/**
- * sroce_ah_num() - the number of an AH (what UD send WQEs carry)
- * @ibah: an AH of a sroce device
- *
- * Context: any.
- * Return: its number, from 1.
- */
-u32 sroce_ah_num(const struct ib_ah *ibah);
-
-/**
- * sroce_ah_lookup() - the address behind an AH number, for a UD send
- * @sdev: the device
- * @ah_num: the number from the send WQE
- * @pd: the sending QP's PD: an AH of another PD is not found
- * @av: filled with the address (no GID reference of its own)
- * @sgid: filled with the address's source GID
- *
- * Context: any.
- * Return: 0, or -EINVAL when @pd has no AH of that number.
- */
-int sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, const struct ib_pd *pd,
-		    struct rdma_ah_attr *av, union ib_gid *sgid);
-
-/* mcast.c */
-
-/**
- * sroce_mcast_init() - prepare a device's multicast groups and verbs
- * @sdev: device being set up, not yet registered
- *
- * Context: process context.
- */
-void sroce_mcast_init(struct sroce_dev *sdev);
-
-/**
- * sroce_mcast_dest() - whether a datagram was sent to an IP multicast group
- * @skb: a received RoCEv2 datagram, its IP header at the network header
- * @mgid: filled with the group's GID when it was
- *
- * Context: any.
- * Return: true for an IPv4 or IPv6 multicast destination.
- */
-bool sroce_mcast_dest(const struct sk_buff *skb, union ib_gid *mgid);
-
-/**
- * sroce_mcast_members() - the QPs attached to a group, now
- * @sdev: the device
- * @mgid: the group
- * @qpn: room for SROCE_MAX_MCAST_QP_ATTACH numbers, filled
- *
- * Context: any (softirq on the packet path).
- * Return: how many QPs are attached (0 for a group we do not know).
- */
-u32 sroce_mcast_members(struct sroce_dev *sdev, const union ib_gid *mgid,
-			u32 *qpn);
-
-/**
- * sroce_mcast_qp_gone() - detach a QP being destroyed from every group
- * @sdev: the device
- * @qpn: the QP's number
- *
- * Consumers detach before they destroy; this covers one that did not.
- *
- * Context: process context.
- */
-void sroce_mcast_qp_gone(struct sroce_dev *sdev, u32 qpn);
-
-/* verbs.c */
-
-/**
- * sroce_set_verbs_ops() - install the verbs entry points on a device
- * @ibdev: device being set up, not yet registered
- *
- * Context: process context.
- */
-void sroce_set_verbs_ops(struct ib_device *ibdev);
-
-/* recv.c */
-
-/**
- * sroce_recv() - take one received RoCEv2 datagram
- * @sdev: device of the netdev the datagram came in on
- * @skb: the datagram, UDP header pulled; consumed
- *
- * Context: softirq.
- */
-void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb);
-
-/**
- * sroce_recv_local() - take one datagram sent by this host to itself
- * @sdev: the device it was sent on
- * @skb: as for sroce_recv(); consumed
- *
- * Every check of sroce_recv() but the ICRC's: the datagram comes from
- * sroce_net_xmit(), never from a wire, so it carries none (zeros).
- * Nothing received from a socket or a netdev may be passed here.
- *
- * Context: softirqs disabled.
- */
-void sroce_recv_local(struct sroce_dev *sdev, struct sk_buff *skb);
-
-/* net.c */
-
-/**
- * sroce_net_init() - open the RoCEv2 UDP sockets in every namespace
- *
- * Context: process context (module init).
- * Return: 0, or -EBUSY when UDP port 4791 is already taken (rdma_rxe).
- */
-int sroce_net_init(void);
-
-/**
- * sroce_net_exit() - close every socket sroce_net_init() opened
- *
- * Context: process context (module exit).
- */
-void sroce_net_exit(void);
+static inline void sroce_obj_put(struct sroce_dev *sdev, enum sroce_obj kind)
+{
+	atomic_dec(&sdev->objs[kind]);
+}
 
 #endif /* _SROCE_H */

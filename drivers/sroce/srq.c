@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Receive queues. A QP's receive ring and an SRQ hold the same elements
- * (struct rxe_recv_wqe and its scatter list): kernel consumers post through
- * sroce_recv_post(), user space writes its mapping directly, and the
- * receive side takes WQEs with sroce_recv_take(), which copies each one
- * out of the ring before looking at it.
+ * Shared receive queues. An SRQ's ring holds the same elements as a QP's
+ * receive ring (struct rxe_recv_wqe and its scatter list, wqe.c):
+ * kernel consumers post through sroce_rwqe_post(), user space writes its
+ * mapping directly, and the receive side takes WQEs with sroce_srq_take().
  *
  * SRQ verbs: create, modify (arm the limit, resize), query, destroy and
  * the kernel post. A user SRQ's resize hands the provider a new ring
@@ -15,91 +14,16 @@
 #include <linux/overflow.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "queue.h"
 #include "sroce.h"
 #include "srq.h"
+#include "wqe.h"
 
 static_assert(sizeof(struct rxe_sge) == sizeof(struct ib_sge));
 static_assert(offsetof(struct rxe_sge, length) == offsetof(struct ib_sge, length));
 static_assert(offsetof(struct rxe_sge, lkey) == offsetof(struct ib_sge, lkey));
 
-static size_t sroce_recv_elem_bytes(u32 max_sge)
-{
-	/* At most SROCE_MAX_SRQ_SGE entries: no overflow. */
-	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
-}
-
-int sroce_recv_post(struct sroce_queue *q, u32 max_sge,
-		    const struct ib_recv_wr *wr)
-{
-	struct sroce_ring *ring = q->ring;
-	struct rxe_recv_wqe *wqe;
-	u32 prod, next, len = 0;
-	int i;
-
-	if (wr->num_sge < 0 || wr->num_sge > max_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++)
-		if (check_add_overflow(len, wr->sg_list[i].length, &len))
-			return -EINVAL;
-	/* A kernel ring: the producer index is ours, in kernel memory. */
-	prod = ring->producer & q->mask;
-	next = (prod + 1) & q->mask;
-	/* Acquire pairs with the consumer's release: the slot is free. */
-	if (next == (smp_load_acquire(&ring->consumer) & q->mask))
-		return -ENOMEM;
-	wqe = (struct rxe_recv_wqe *)(ring->data + ((size_t)prod << q->log2_elem));
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = wr->wr_id;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	wqe->dma.num_sge = wr->num_sge;
-	wqe->dma.length = len;
-	wqe->dma.resid = len;
-	/* Release: the element is complete before the consumer sees it. */
-	smp_store_release(&ring->producer, next);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_recv_post);
-
-int sroce_recv_take(struct sroce_queue *q, u32 max_sge, struct sroce_recv *wqe,
-		    u32 need)
-{
-	const struct rxe_recv_wqe *slot;
-	u32 i, n, len = 0;
-	int err = 0;
-
-	if (!sroce_queue_count(q))
-		return -ENOENT;
-	slot = sroce_queue_slot(q);
-	/* Every field read once: the producer may be rewriting the slot. */
-	wqe->wr_id = READ_ONCE(slot->wr_id);
-	n = READ_ONCE(slot->dma.num_sge);
-	if (n > max_sge) {
-		err = -EINVAL;
-		goto out;
-	}
-	memcpy(wqe->sge, slot->dma.sge, n * sizeof(wqe->sge[0]));
-	for (i = 0; i < n; i++) {
-		if (check_add_overflow(len, wqe->sge[i].length, &len)) {
-			err = -EINVAL;
-			goto out;
-		}
-	}
-	wqe->num_sge = n;
-	wqe->length = len;
-	/* Too small for this message: it stays for the next one. */
-	if (len < need)
-		return -EMSGSIZE;
-out:
-	sroce_queue_advance(q);
-	return err;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_recv_take);
-
-int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv *wqe, u32 need)
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_rwqe *wqe, u32 need)
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
 	struct ib_event ev;
@@ -108,7 +32,7 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv *wqe, u32 need)
 	int err;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	err = sroce_recv_take(&srq->rq, srq->max_sge, wqe, need);
+	err = sroce_rwqe_take(&srq->rq, srq->max_sge, wqe, need);
 	if (err != -ENOENT && err != -EMSGSIZE && srq->limit &&
 	    sroce_queue_count(&srq->rq) < srq->limit) {
 		srq->limit = 0;		/* one event per arming */
@@ -162,7 +86,7 @@ static int sroce_create_srq(struct ib_srq *ibsrq,
 	if (err)
 		goto err_count;
 	err = sroce_queue_init(&srq->rq, init->attr.max_wr,
-			       sroce_recv_elem_bytes(srq->max_sge),
+			       sroce_rwqe_bytes(srq->max_sge),
 			       SROCE_KERNEL_CONSUMES);
 	if (err)
 		goto err_num;
@@ -207,7 +131,7 @@ static int sroce_srq_new_ring(struct sroce_srq *srq, u32 max_wr,
 		if (err)
 			return err;
 	}
-	err = sroce_queue_init(next, max_wr, sroce_recv_elem_bytes(srq->max_sge),
+	err = sroce_queue_init(next, max_wr, sroce_rwqe_bytes(srq->max_sge),
 			       SROCE_KERNEL_CONSUMES);
 	if (err)
 		return err;
@@ -313,7 +237,7 @@ static int sroce_post_srq_recv(struct ib_srq *ibsrq,
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
-		err = sroce_recv_post(&srq->rq, srq->max_sge, wr);
+		err = sroce_rwqe_post(&srq->rq, srq->max_sge, wr);
 		if (err)
 			break;
 	}

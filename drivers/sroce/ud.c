@@ -28,13 +28,21 @@
 #include <linux/ipv6.h>
 #include <rdma/ib_addr.h>
 
-#include "engine.h"
+#include "ah.h"
+#include "cq.h"
 #include "mr.h"
+#include "net.h"
+#include "opcode.h"
 #include "psn.h"
 #include "qp.h"
-#include "srq.h"
+#include "queue.h"
+#include "req.h"
 #include "sroce.h"
+#include "srq.h"
+#include "tx.h"
+#include "ud.h"
 #include "wire.h"
+#include "wqe.h"
 
 /* Packets per pass before the work item yields, as for RC. */
 #define SROCE_UD_BUDGET		64
@@ -98,7 +106,7 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 	qp->req.offset = 0;
 	qp->req.sge = 0;
 	qp->req.sge_off = 0;
-	if (sroce_req_gather(qp, w, skb_put(skb, w->length), w->length)) {
+	if (sroce_wqe_gather(qp, w, skb_put(skb, w->length), w->length)) {
 		kfree_skb(skb);
 		*status = IB_WC_LOC_PROT_ERR;
 		return 0;
@@ -170,7 +178,7 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 			break;	/* the queue's drain kicks us */
 		qp->req.pos = idx;
 		w = sroce_req_swqe(&qp->req, idx);
-		err = sroce_req_fetch(qp, w);
+		err = sroce_wqe_fetch(qp, w);
 		if (!err && w->opcode != IB_WR_SEND && w->opcode != IB_WR_SEND_WITH_IMM)
 			err = -EOPNOTSUPP;
 		if (err) {
@@ -224,14 +232,14 @@ static void sroce_flat_piece(void *ctx, void *kaddr, u32 len)
 	f->src += len;
 }
 
-static int sroce_ud_take(struct sroce_qp *qp, struct sroce_recv *wqe, u32 need)
+static int sroce_ud_take(struct sroce_qp *qp, struct sroce_rwqe *wqe, u32 need)
 {
 	int err;
 
 	if (qp->ibqp.srq)
 		return sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe, need);
 	spin_lock(&qp->rq_lock);
-	err = sroce_recv_take(&qp->rq, qp->cap.max_recv_sge, wqe, need);
+	err = sroce_rwqe_take(&qp->rq, qp->cap.max_recv_sge, wqe, need);
 	spin_unlock(&qp->rq_lock);
 	return err;
 }
@@ -239,7 +247,7 @@ static int sroce_ud_take(struct sroce_qp *qp, struct sroce_recv *wqe, u32 need)
 /* Place the GRH and the payload into @wqe. Returns: the WQE's status. */
 static enum ib_wc_status sroce_ud_place(struct sroce_qp *qp,
 					const struct sk_buff *skb,
-					const struct sroce_recv *wqe,
+					const struct sroce_rwqe *wqe,
 					unsigned int off, u32 pay,
 					enum rdma_network_type *type)
 {
@@ -265,7 +273,7 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_bth *bth = (const void *)skb->data;
 	const struct sroce_deth *deth = (const void *)(bth + 1);
-	struct sroce_recv *wqe = qp->resp.wqe;
+	struct sroce_rwqe *wqe = qp->resp.wqe;
 	struct ib_wc wc = {
 		.opcode = IB_WC_RECV,
 		.qp = &qp->ibqp,
@@ -324,5 +332,5 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_cq_notify(qp->ibqp.recv_cq);
 	/* A receive WQE that cannot be used is the consumer's error: ERR. */
 	if (fail)
-		sroce_qp_to_error(qp);
+		sroce_qp_enter_error(qp, IB_QPS_ERR);
 }

@@ -7,11 +7,14 @@
 
 #include <rdma/uverbs_ioctl.h>
 
+#include "ah.h"
+#include "cq.h"
 #include "mr.h"
-#include "qp.h"
+#include "qp_verbs.h"
 #include "queue.h"
 #include "sroce.h"
 #include "srq.h"
+#include "verbs.h"
 
 /**
  * struct sroce_ucontext - per-process context of a user of the device

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RC responder: request packets to memory, receive completions and
+ * replies (resp.c; the replies are built and sent by reply.c).
+ */
+#ifndef _SROCE_RESP_H
+#define _SROCE_RESP_H
+
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "opcode.h"
+
+struct sroce_qp;
+struct sroce_rwqe;
+
+/**
+ * enum sroce_res_kind - what a responder resource holds
+ * @SROCE_RES_READ: an RDMA READ request, answered by read responses
+ * @SROCE_RES_ATOMIC: an executed atomic, answered by its original value
+ */
+enum sroce_res_kind {
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+/**
+ * struct sroce_res - a responder resource (IBTA 9.5: max_dest_rd_atomic)
+ * @kind: READ or atomic
+ * @pending: its responses are not all sent yet
+ * @psn: PSN of the request (the first response's)
+ * @va: READ: next address to read
+ * @rkey: READ: the key
+ * @left: READ: bytes still to send
+ * @next_psn: READ: PSN of the next response
+ * @first: READ: no response sent yet
+ * @orig: atomic: the value before the operation, kept for a replay
+ */
+struct sroce_res {
+	enum sroce_res_kind kind;
+	bool pending;
+	u32 psn;
+	u64 va;
+	u32 rkey;
+	u32 left;
+	u32 next_psn;
+	bool first;
+	u64 orig;
+};
+
+/**
+ * struct sroce_resp - responder state of a QP
+ * @lock: serialises the responder (packets of one QP may arrive on
+ *	several CPUs)
+ * @psn: PSN expected next
+ * @msn: messages completed, 24 bits
+ * @prev: opcode of the previous packet, or SROCE_OPCODE_NONE between
+ *	messages
+ * @nak_sent: a sequence error NAK went out for the current gap
+ * @wqe_active: @wqe holds the receive WQE of the message in progress
+ * @wqe: that receive WQE, copied out of its ring
+ * @received: bytes of the message placed so far
+ * @va: next address of the RDMA WRITE in progress
+ * @rkey: its key
+ * @remaining: its bytes still to come
+ * @res: the responder resources, a ring of @nres
+ * @nres: resources in use (max_dest_rd_atomic, at least 1), set at RTR
+ * @res_head: the slot the next READ or atomic takes
+ * @res_pending: resources from @res_head backwards with responses to send
+ * @ack_psn: an ACK deferred behind pending responses, when @ack_pending
+ * @ack_pending: @ack_psn waits for the responses before it
+ * @work: sends the pending responses when softirq context cannot
+ */
+struct sroce_resp {
+	spinlock_t lock;	/* see the kernel-doc above */
+	u32 psn;
+	u32 msn;
+	int prev;
+	bool nak_sent;
+	bool wqe_active;
+	struct sroce_rwqe *wqe;
+	u32 received;
+	u64 va;
+	u32 rkey;
+	u32 remaining;
+	struct sroce_res *res;
+	u32 nres;
+	u32 res_head;
+	u32 res_pending;
+	u32 ack_psn;
+	bool ack_pending;
+	struct work_struct work;
+};
+
+/**
+ * enum sroce_psn_verdict - what the responder does with a request, by PSN
+ * @SROCE_PSN_EXECUTE: the PSN expected: execute the request
+ * @SROCE_PSN_NAK_SEQ: ahead of it, the first packet past a gap: NAK
+ *	"PSN sequence error" at the PSN expected
+ * @SROCE_PSN_SILENT: ahead of it, a gap already NAKed: drop
+ * @SROCE_PSN_DUP_ACK: behind it, a SEND or WRITE packet that wants an
+ *	ACK (AckReq or the last of its message): ACK it at its own PSN
+ * @SROCE_PSN_DUP_DROP: behind it, a SEND or WRITE packet that does not:
+ *	drop
+ * @SROCE_PSN_DUP_READ: behind it, an RDMA READ request: respond again
+ * @SROCE_PSN_DUP_ATOMIC: behind it, an atomic: answer from its saved
+ *	result, never execute it twice
+ *
+ * "Behind" is the half of the PSN space before the PSN expected (IBTA
+ * 9.7.5.1.2, the duplicate region); "ahead" the other half. A duplicate
+ * never executes again, and nothing ahead is placed.
+ */
+enum sroce_psn_verdict {
+	SROCE_PSN_EXECUTE,
+	SROCE_PSN_NAK_SEQ,
+	SROCE_PSN_SILENT,
+	SROCE_PSN_DUP_ACK,
+	SROCE_PSN_DUP_DROP,
+	SROCE_PSN_DUP_READ,
+	SROCE_PSN_DUP_ATOMIC,
+};
+
+/**
+ * sroce_resp_psn_verdict() - the responder's decision table, by PSN
+ * @psn: the request packet's PSN
+ * @expected: the PSN the responder expects next
+ * @nak_sent: a sequence error NAK went out for the current gap
+ * @cls: the packet's class (SEND, WRITE, READ request or atomic)
+ * @ack_wanted: AckReq is set or the packet ends its message
+ *
+ * Return: the verdict (no side effect).
+ */
+enum sroce_psn_verdict sroce_resp_psn_verdict(u32 psn, u32 expected,
+					      bool nak_sent,
+					      enum sroce_op_class cls,
+					      bool ack_wanted);
+
+/**
+ * sroce_atomic_exec() - perform an atomic on 8 aligned bytes
+ * @p: the target, 8-byte aligned
+ * @cmp_swap: compare and swap; else fetch and add
+ * @swap_add: the value to swap in, or to add
+ * @compare: the value to compare with
+ *
+ * Atomic against every CPU touching the same memory.
+ *
+ * Context: any.
+ * Return: the value before the operation.
+ */
+u64 sroce_atomic_exec(u64 *p, bool cmp_swap, u64 swap_add, u64 compare);
+
+/**
+ * sroce_resp_recv() - take a request packet for a QP (responder)
+ * @qp: the QP, held
+ * @skb: the packet, checked by recv.c, data at its BTH; not consumed
+ *
+ * Context: softirq.
+ */
+void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb);
+
+#endif /* _SROCE_RESP_H */

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Work queue entries. The rings are shared with user space, so a WQE is
+ * copied out of its slot once, each field read once, and checked in the
+ * copy: the engines never look at the ring's slot again. Send WQEs for
+ * the requesters (RC and datagram), receive WQEs for the responder, the
+ * datagram engine and the flush of a QP in error.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/overflow.h>
+
+#include "mr.h"
+#include "psn.h"
+#include "qp.h"
+#include "queue.h"
+#include "req.h"
+#include "sroce.h"
+#include "srq.h"
+#include "wqe.h"
+
+bool sroce_wqe_executes(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+u32 sroce_wqe_npsn(u32 opcode, u32 length, u32 mtu)
+{
+	if (sroce_wr_atomic(opcode) || !length)
+		return 1;
+	return DIV_ROUND_UP(length, mtu);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_wqe_npsn);
+
+/* A REG_MR or LOCAL_INV: no data, no PSN. */
+static int sroce_wqe_fetch_local(struct sroce_qp *qp, struct sroce_swqe *w,
+				 const struct rxe_send_wqe *slot)
+{
+	const struct sroce_reg_slot *reg = (const void *)&slot->wr.wr;
+
+	if (w->opcode == IB_WR_REG_MR) {
+		/* Only the kernel writes a pointer there. */
+		if (qp->user)
+			return -EOPNOTSUPP;
+		w->reg_mr = (struct ib_mr *)(uintptr_t)reg->mr;
+		w->rkey = reg->key;
+		w->reg_access = reg->access;
+	} else {
+		w->rkey = READ_ONCE(slot->wr.ex.invalidate_rkey);
+	}
+	w->length = 0;
+	w->num_sge = 0;
+	w->is_inline = false;
+	w->first_psn = qp->req.psn;
+	w->last_psn = sroce_psn_add(qp->req.psn, SROCE_PSN_MASK);
+	return 0;
+}
+
+/* Copy the WQE at the requester's position out of the ring and check it. */
+int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	const struct rxe_send_wqe *slot = (const void *)(qp->sq.ring->data +
+		((size_t)qp->req.pos << qp->sq.log2_elem));
+	u32 i, n, len = 0, mtu;
+	bool atomic, rd_atomic;
+
+	w->wr_id = READ_ONCE(slot->wr.wr_id);
+	w->opcode = READ_ONCE(slot->wr.opcode);
+	w->send_flags = READ_ONCE(slot->wr.send_flags);
+	w->executed = false;
+	if (!sroce_wqe_executes(w->opcode))
+		return -EOPNOTSUPP;
+	if (sroce_wr_local(w->opcode))
+		return sroce_wqe_fetch_local(qp, w, slot);
+	atomic = sroce_wr_atomic(w->opcode);
+	rd_atomic = atomic || w->opcode == IB_WR_RDMA_READ;
+	w->imm = READ_ONCE(slot->wr.ex.imm_data);
+	if (atomic) {
+		w->remote_addr = READ_ONCE(slot->wr.wr.atomic.remote_addr);
+		w->rkey = READ_ONCE(slot->wr.wr.atomic.rkey);
+		w->swap_add = READ_ONCE(slot->wr.wr.atomic.compare_add);
+		w->compare = 0;
+		if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			w->compare = w->swap_add;
+			w->swap_add = READ_ONCE(slot->wr.wr.atomic.swap);
+		}
+	} else if (w->opcode == IB_WR_SEND_WITH_INV) {
+		w->rkey = READ_ONCE(slot->wr.ex.invalidate_rkey);
+	} else {
+		w->remote_addr = READ_ONCE(slot->wr.wr.rdma.remote_addr);
+		w->rkey = READ_ONCE(slot->wr.wr.rdma.rkey);
+	}
+	if (w->send_flags & IB_SEND_INLINE) {
+		/* Inline data is something to send, not a place to land. */
+		if (rd_atomic)
+			return -EINVAL;
+		len = READ_ONCE(slot->dma.length);
+		if (len > qp->cap.max_inline_data)
+			return -EINVAL;
+		memcpy(w->inline_data, slot->dma.inline_data, len);
+		w->is_inline = true;
+		w->num_sge = 0;
+	} else {
+		n = READ_ONCE(slot->dma.num_sge);
+		if (n > qp->cap.max_send_sge)
+			return -EINVAL;
+		memcpy(w->sge, slot->dma.sge, n * sizeof(w->sge[0]));
+		for (i = 0; i < n; i++)
+			if (check_add_overflow(len, w->sge[i].length, &len))
+				return -EINVAL;
+		w->is_inline = false;
+		w->num_sge = n;
+	}
+	if (len > SROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+	/* The original value comes back into exactly 8 bytes. */
+	if (atomic && len != sizeof(u64))
+		return -EINVAL;
+	w->length = len;
+	mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
+	w->first_psn = qp->req.psn;
+	w->last_psn = sroce_psn_add(qp->req.psn,
+				    sroce_wqe_npsn(w->opcode, len, mtu) - 1);
+	return 0;
+}
+
+struct sroce_gather {
+	u8 *dst;
+};
+
+static void sroce_gather_piece(void *ctx, void *kaddr, u32 len)
+{
+	struct sroce_gather *g = ctx;
+
+	memcpy(g->dst, kaddr, len);
+	g->dst += len;
+}
+
+/* The next @len bytes of the message, through its lkeys, into @dst. */
+int sroce_wqe_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
+		     u8 *dst, u32 len)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_req *req = &qp->req;
+	struct sroce_gather g = { .dst = dst };
+	const struct ib_sge *sge;
+	struct sroce_mr *mr;
+	int err;
+	u32 n;
+
+	if (w->is_inline) {
+		memcpy(dst, w->inline_data + req->offset, len);
+		return 0;
+	}
+	while (len) {
+		if (WARN_ON_ONCE(req->sge >= w->num_sge))
+			return -EINVAL;
+		sge = &w->sge[req->sge];
+		n = min(len, sge->length - req->sge_off);
+		if (n) {
+			mr = sroce_mr_get(sdev, sge->lkey, qp->ibqp.pd, 0,
+					  sge->addr + req->sge_off, n);
+			if (IS_ERR(mr))
+				return -EACCES;
+			/* All of them or none: a packet never goes half filled. */
+			err = sroce_mr_walk(mr, sge->addr + req->sge_off, n,
+					    sroce_gather_piece, &g);
+			sroce_mr_put(mr);
+			if (err)
+				return -EACCES;
+		}
+		len -= n;
+		req->sge_off += n;
+		if (req->sge_off == sge->length) {
+			req->sge++;
+			req->sge_off = 0;
+		}
+	}
+	return 0;
+}
+
+size_t sroce_rwqe_bytes(u32 max_sge)
+{
+	/* At most SROCE_MAX_SRQ_SGE entries: no overflow. */
+	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
+}
+
+int sroce_rwqe_post(struct sroce_queue *q, u32 max_sge,
+		    const struct ib_recv_wr *wr)
+{
+	struct sroce_ring *ring = q->ring;
+	struct rxe_recv_wqe *wqe;
+	u32 prod, next, len = 0;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > max_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		if (check_add_overflow(len, wr->sg_list[i].length, &len))
+			return -EINVAL;
+	/* A kernel ring: the producer index is ours, in kernel memory. */
+	prod = ring->producer & q->mask;
+	next = (prod + 1) & q->mask;
+	/* Acquire pairs with the consumer's release: the slot is free. */
+	if (next == (smp_load_acquire(&ring->consumer) & q->mask))
+		return -ENOMEM;
+	wqe = (struct rxe_recv_wqe *)(ring->data + ((size_t)prod << q->log2_elem));
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+		wqe->dma.sge[i].length = wr->sg_list[i].length;
+		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	wqe->dma.num_sge = wr->num_sge;
+	wqe->dma.length = len;
+	wqe->dma.resid = len;
+	/* Release: the element is complete before the consumer sees it. */
+	smp_store_release(&ring->producer, next);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rwqe_post);
+
+int sroce_rwqe_take(struct sroce_queue *q, u32 max_sge, struct sroce_rwqe *wqe,
+		    u32 need)
+{
+	const struct rxe_recv_wqe *slot;
+	u32 i, n, len = 0;
+	int err = 0;
+
+	if (!sroce_queue_count(q))
+		return -ENOENT;
+	slot = sroce_queue_slot(q);
+	/* Every field read once: the producer may be rewriting the slot. */
+	wqe->wr_id = READ_ONCE(slot->wr_id);
+	n = READ_ONCE(slot->dma.num_sge);
+	if (n > max_sge) {
+		err = -EINVAL;
+		goto out;
+	}
+	memcpy(wqe->sge, slot->dma.sge, n * sizeof(wqe->sge[0]));
+	for (i = 0; i < n; i++) {
+		if (check_add_overflow(len, wqe->sge[i].length, &len)) {
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	wqe->num_sge = n;
+	wqe->length = len;
+	/* Too small for this message: it stays for the next one. */
+	if (len < need)
+		return -EMSGSIZE;
+out:
+	sroce_queue_advance(q);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rwqe_take);
