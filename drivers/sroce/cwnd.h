@@ -48,6 +48,10 @@
  * @recovering: the cut's loss is not behind us (@recover not acknowledged):
  *	no further cut, no growth above @ssthresh
  *
+ * The completer and the ACK timer change the window under the QP's
+ * sq_lock and assert it (comp.c, retry.c); the functions below only
+ * compute.
+ *
  * Documentation/datapath.rst, "Pacing", has the events and why.
  */
 struct sroce_cwnd {
@@ -78,7 +82,7 @@ u32 sroce_cwnd_ceiling(u32 mtu);
  * @ceiling: from sroce_cwnd_ceiling(); the window starts there
  * @timeout_us: the QP's local ACK timeout, 0 for none
  *
- * Context: the QP's sq_lock held (or the QP not yet running).
+ * Context: any; the caller serialises the users of @c.
  */
 void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling, u64 timeout_us);
 
@@ -88,7 +92,7 @@ void sroce_cwnd_init(struct sroce_cwnd *c, u32 ceiling, u64 timeout_us);
  * @us: microseconds from a PSN's first sending to its acknowledgment
  *	(never a PSN sent again: its ACK could answer either copy)
  *
- * Context: the QP's sq_lock held.
+ * Context: any; the caller serialises the users of @c.
  */
 void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us);
 
@@ -98,7 +102,7 @@ void sroce_cwnd_rtt(struct sroce_cwnd *c, u32 us);
  * @n: how many (the acknowledged PSN moved by @n)
  * @acked: the last PSN acknowledged now
  *
- * Context: the QP's sq_lock held.
+ * Context: any; the caller serialises the users of @c.
  */
 void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked);
 
@@ -114,7 +118,7 @@ void sroce_cwnd_acked(struct sroce_cwnd *c, u32 n, u32 acked);
  * SROCE_CWND_MIN. Either keeps the window from probing past the ceiling
  * for a while (SROCE_CWND_QUIET_NAK, SROCE_CWND_QUIET_TIMEOUT).
  *
- * Context: the QP's sq_lock held.
+ * Context: any; the caller serialises the users of @c.
  */
 void sroce_cwnd_cut(struct sroce_cwnd *c, u32 last_sent, bool timeout);
 

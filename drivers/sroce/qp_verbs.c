@@ -159,9 +159,10 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 }
 
 /*
- * The work of entering a state, under both posting locks so that the
+ * The work of entering a state. It takes both posting locks, so that the
  * posting verbs see the state and the rings change together. The states
- * not named here (INIT, RTR) only take the attributes.
+ * not named here (INIT, RTR) only take the attributes; those that flush
+ * are qp.c's.
  */
 static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 			   const struct ib_qp_attr *attr, int mask)
@@ -571,42 +572,13 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-/* A kernel consumer's send WR, written into the send ring as users do. */
-static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
+/* The opcode's own fields of a kernel send WR, in the ring's element. */
+static void sroce_post_send_fields(struct sroce_qp *qp, const struct ib_send_wr *wr,
+				   struct rxe_send_wqe *wqe)
 {
-	struct sroce_ring *ring = qp->sq.ring;
 	struct sroce_reg_slot *reg;
-	struct rxe_send_wqe *wqe;
-	u32 prod, next, len = 0;
-	int i;
 
 	static_assert(sizeof(*reg) <= sizeof_field(struct rxe_send_wr, wr));
-	if (!sroce_wqe_executes(wr->opcode))
-		return -EOPNOTSUPP;
-	/* A datagram is a SEND, to the AH's address. */
-	if (qp->ibqp.qp_type != IB_QPT_RC &&
-	    ((wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) ||
-	     !ud_wr(wr)->ah))
-		return -EINVAL;
-	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
-		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++)
-		if (check_add_overflow(len, wr->sg_list[i].length, &len))
-			return -EINVAL;
-	if ((wr->send_flags & IB_SEND_INLINE) && len > qp->cap.max_inline_data)
-		return -EINVAL;
-	/* A kernel ring: the producer index is ours, in kernel memory. */
-	prod = ring->producer & qp->sq.mask;
-	next = (prod + 1) & qp->sq.mask;
-	/* Acquire pairs with the completer's release: the slot is free. */
-	if (next == (smp_load_acquire(&ring->consumer) & qp->sq.mask))
-		return -ENOMEM;
-	wqe = (struct rxe_send_wqe *)(ring->data + ((size_t)prod << qp->sq.log2_elem));
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr.wr_id = wr->wr_id;
-	wqe->wr.opcode = wr->opcode;
-	wqe->wr.send_flags = wr->send_flags;
-	wqe->wr.ex.imm_data = wr->ex.imm_data;
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -636,13 +608,22 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		wqe->wr.wr.ud.pkey_index = ud_wr(wr)->pkey_index;
 		wqe->wr.wr.ud.ah_num = sroce_ah_num(ud_wr(wr)->ah);
 	}
+}
+
+/* The data of a kernel send WR: inline bytes, or its gather list. */
+static void sroce_post_send_data(const struct ib_send_wr *wr,
+				 struct rxe_send_wqe *wqe, u32 len)
+{
+	u32 off;
+	int i;
+
 	if (wr->send_flags & IB_SEND_INLINE) {
 		/* Kernel consumers give kernel addresses for inline data. */
-		for (i = 0, len = 0; i < wr->num_sge; i++) {
-			memcpy(wqe->dma.inline_data + len,
+		for (i = 0, off = 0; i < wr->num_sge; i++) {
+			memcpy(wqe->dma.inline_data + off,
 			       (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
+			off += wr->sg_list[i].length;
 		}
 	} else {
 		for (i = 0; i < wr->num_sge; i++) {
@@ -654,6 +635,44 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	}
 	wqe->dma.length = len;
 	wqe->dma.resid = len;
+}
+
+/* A kernel consumer's send WR, written into the send ring as users do. */
+static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct sroce_ring *ring = qp->sq.ring;
+	struct rxe_send_wqe *wqe;
+	u32 prod, next, len = 0;
+	int i;
+
+	if (!sroce_wqe_executes(wr->opcode))
+		return -EOPNOTSUPP;
+	/* A datagram is a SEND, to the AH's address. */
+	if (qp->ibqp.qp_type != IB_QPT_RC &&
+	    ((wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) ||
+	     !ud_wr(wr)->ah))
+		return -EINVAL;
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		if (check_add_overflow(len, wr->sg_list[i].length, &len))
+			return -EINVAL;
+	if ((wr->send_flags & IB_SEND_INLINE) && len > qp->cap.max_inline_data)
+		return -EINVAL;
+	/* A kernel ring: the producer index is ours, in kernel memory. */
+	prod = ring->producer & qp->sq.mask;
+	next = (prod + 1) & qp->sq.mask;
+	/* Acquire pairs with the completer's release: the slot is free. */
+	if (next == (smp_load_acquire(&ring->consumer) & qp->sq.mask))
+		return -ENOMEM;
+	wqe = (struct rxe_send_wqe *)(ring->data + ((size_t)prod << qp->sq.log2_elem));
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	wqe->wr.ex.imm_data = wr->ex.imm_data;
+	sroce_post_send_fields(qp, wr, wqe);
+	sroce_post_send_data(wr, wqe, len);
 	/* Release: the element is complete before the requester sees it. */
 	smp_store_release(&ring->producer, next);
 	return 0;
