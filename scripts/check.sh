@@ -92,17 +92,19 @@ suite() {
 step deps "$SROCE_TOP/scripts/deps.sh" || true
 # The bench's report maker, on raw lines whose figures are known.
 step bench-report python3 "$SROCE_TOP/scripts/tests/bench_report_test.py"
+# The structure check, on small trees whose faults are known.
+step structure-test python3 "$SROCE_TOP/scripts/tests/structure_test.py"
 # shellcheck disable=SC2086
 if ! step setup "$SROCE_TOP/scripts/setup-targets.sh" $targets; then
 	targets=
 fi
 
-# Static gates first: checkpatch and kernel-doc. The targets' builds
+# Static gates first: the structure, checkpatch and kernel-doc. The targets' builds
 # below are the W=1 gate (and deb12's the sparse one): building each
 # target twice, once for lint, once for the guests, cost 3 minutes. With
 # deb12 not among the targets, lint builds it for sparse.
 if [ -n "$targets" ]; then
-	gates="checkpatch kernel-doc"
+	gates="structure checkpatch kernel-doc"
 	case " $targets " in *" deb12 "*) ;; *) gates="$gates sparse" ;; esac
 	# shellcheck disable=SC2086
 	SROCE_LINT_TARGETS=$targets "$SROCE_TOP/scripts/lint.sh" $gates >"$outdir/lint.log" 2>&1

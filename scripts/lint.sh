@@ -4,7 +4,7 @@
 # `make lint`: the static gates. Each prints what it found; any finding
 # fails. checkpatch.pl and kernel-doc come from Debian's linux-source-7.3
 # (the newest rules of the matrix), extracted once into the cache.
-#   scripts/lint.sh [checkpatch|kernel-doc|sparse|w1]...
+#   scripts/lint.sh [structure|checkpatch|kernel-doc|sparse|w1]...
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +48,16 @@ gate_kernel_doc() {
 	findings "$(python3 "$tools/tools/docs/kernel-doc" -none -Wall "${srcs[@]}" 2>&1)"
 }
 
+# The driver's shape: file and function lengths, calls between files,
+# locks asserted (scripts/structure.py, Documentation/design.rst).
+gate_structure() {
+	local out
+	out=$(python3 "$SROCE_TOP/scripts/structure.py" drivers/sroce 2>&1) && return 0
+	# The findings and any error, without the table of file lengths.
+	printf '%s\n' "$out" | grep -v '^  '
+	return 1
+}
+
 gate_sparse() {
 	"$SROCE_TOP/scripts/setup-targets.sh" deb12
 	"$SROCE_TOP/scripts/build.sh" --sparse deb12
@@ -63,7 +73,7 @@ gate_w1() {
 	[ ${#list[@]} -eq 0 ] || "$SROCE_TOP/scripts/build.sh" --w1 "${list[@]}"
 }
 
-gates=${*:-checkpatch kernel-doc sparse w1}
+gates=${*:-structure checkpatch kernel-doc sparse w1}
 rc=0
 for g in $gates; do
 	if "gate_${g//-/_}"; then
