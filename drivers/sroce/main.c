@@ -76,13 +76,13 @@ static int __init sroce_init(void)
 
 	err = register_netdevice_notifier(&sroce_netdev_notifier);
 	if (err)
-		goto err_net;
+		goto err_udp;
 
 	rdma_link_register(&sroce_link_ops);
 	pr_info("loaded\n");
 	return 0;
 
-err_net:
+err_udp:
 	sroce_udp_exit();
 	return err;
 }

@@ -21,7 +21,7 @@
  * requester stops at such a WQE and the completer kicks it when one ends.
  *
  * Loss (Documentation/datapath.rst, "Loss recovery" and "Pacing"): a
- * packet asks for an ACK at a message's end and every sixteenth of the
+ * packet asks for an ACK at a message's end and every eighth of the
  * window within one, and no more than the window (req.cw, which shrinks
  * on loss and grows back with ACKs) are sent and not acknowledged. A
  * timeout, a sequence error NAK or a gap the completer sees sets
