@@ -626,12 +626,7 @@ static void sroce_post_send_data(const struct ib_send_wr *wr,
 			off += wr->sg_list[i].length;
 		}
 	} else {
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-			wqe->dma.sge[i].length = wr->sg_list[i].length;
-			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		wqe->dma.num_sge = wr->num_sge;
+		sroce_wqe_set_sges(&wqe->dma, wr->sg_list, wr->num_sge);
 	}
 	wqe->dma.length = len;
 	wqe->dma.resid = len;

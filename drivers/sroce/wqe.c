@@ -200,6 +200,19 @@ size_t sroce_rwqe_bytes(u32 max_sge)
 	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
 }
 
+void sroce_wqe_set_sges(struct rxe_dma_info *dma, const struct ib_sge *sg,
+			int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dma->sge[i].addr = sg[i].addr;
+		dma->sge[i].length = sg[i].length;
+		dma->sge[i].lkey = sg[i].lkey;
+	}
+	dma->num_sge = num_sge;
+}
+
 int sroce_rwqe_post(struct sroce_queue *q, u32 max_sge,
 		    const struct ib_recv_wr *wr)
 {
@@ -222,12 +235,7 @@ int sroce_rwqe_post(struct sroce_queue *q, u32 max_sge,
 	wqe = (struct rxe_recv_wqe *)(ring->data + ((size_t)prod << q->log2_elem));
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = wr->wr_id;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	wqe->dma.num_sge = wr->num_sge;
+	sroce_wqe_set_sges(&wqe->dma, wr->sg_list, wr->num_sge);
 	wqe->dma.length = len;
 	wqe->dma.resid = len;
 	/* Release: the element is complete before the consumer sees it. */

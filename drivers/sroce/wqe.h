@@ -12,6 +12,7 @@
 #include "queue.h"
 #include "sroce.h"
 
+struct rxe_dma_info;
 struct sroce_qp;
 
 /**
@@ -194,6 +195,17 @@ struct sroce_rwqe {
  * Return: bytes of one rxe receive WQE with @max_sge entries.
  */
 size_t sroce_rwqe_bytes(u32 max_sge);
+
+/**
+ * sroce_wqe_set_sges() - write a kernel WR's gather or scatter list
+ * @dma: the ring element's DMA part (send or receive WQE)
+ * @sg: the WR's list
+ * @num_sge: its entries, already checked against the ring's maximum
+ *
+ * Context: any; the caller owns the ring slot.
+ */
+void sroce_wqe_set_sges(struct rxe_dma_info *dma, const struct ib_sge *sg,
+			int num_sge);
 
 /**
  * sroce_rwqe_post() - write a kernel consumer's receive WR into a ring
