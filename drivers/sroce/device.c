@@ -36,6 +36,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_PKEY] = { .name = "rx_drop_pkey" },
 	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
 	[SROCE_CNT_RX_DROP_QP_STATE] = { .name = "rx_drop_qp_state" },
+	[SROCE_CNT_RX_DROP_PATH] = { .name = "rx_drop_path" },
 	[SROCE_CNT_RX_DROP_QKEY] = { .name = "rx_drop_qkey" },
 	[SROCE_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
 	[SROCE_CNT_RX_DROP_LENGTH] = { .name = "rx_drop_length" },

@@ -192,6 +192,7 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 	path->flow_label = grh->flow_label;
 	/* ECMP entropy: from the flow label if set, else from both QPNs. */
 	path->sport = cpu_to_be16(rdma_get_udp_sport(grh->flow_label, lqpn, rqpn));
+	path->lqpn = lqpn;
 }
 
 static struct dst_entry *sroce_route(struct net *net, struct net_device *ndev,
@@ -381,6 +382,8 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		dst_release(dst);
 		skb->dev = ndev;
 		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+		BUILD_BUG_ON(sizeof(struct sroce_skb_cb) > sizeof(skb->cb));
+		SROCE_SKB_CB(skb)->src_qpn = path->lqpn;
 		rx = READ_ONCE(sroce_net_local_rx);
 		if (WARN_ON_ONCE(!rx)) {
 			kfree_skb(skb);

@@ -21,6 +21,7 @@ struct sroce_dev;
  * @hop_limit: TTL or hop limit
  * @flow_label: IPv6 flow label
  * @sport: UDP source port
+ * @lqpn: the sending QP (what a datagram to this host says it came from)
  */
 struct sroce_path {
 	bool ipv6;
@@ -30,7 +31,22 @@ struct sroce_path {
 	u8 hop_limit;
 	u32 flow_label;
 	__be16 sport;
+	u32 lqpn;
 };
+
+/**
+ * struct sroce_skb_cb - what a datagram this host sends itself carries
+ * @src_qpn: the QP that sent it (the path's @lqpn)
+ *
+ * Such a datagram never passes the IP stack (sroce_net_xmit()): the
+ * receive side learns its sender from here, where a datagram off the wire
+ * has only its addresses.
+ */
+struct sroce_skb_cb {
+	u32 src_qpn;
+};
+
+#define SROCE_SKB_CB(skb)	((struct sroce_skb_cb *)(skb)->cb)
 
 /**
  * sroce_path_from_av() - derive a path from an address vector

@@ -16,19 +16,33 @@
  *     of a group with a QP of ours attached
  *  8. the opcode belongs to the QP's transport            rx_drop_opcode
  *  9. the QP's state receives (RTR, RTS, SQD, SQE)        rx_drop_qp_state
+ * 10. a connected QP's packet comes from its peer:        rx_drop_path
+ *     source and destination address are the QP's path
+ *     (reversed); in this host, the sender is the QP's
+ *     destination QP
  *
  * A packet that passes goes to the QP's engines: requests to the responder,
  * responses to the completer (RC), datagrams to ud.c (UD, GSI); what no
- * engine takes yet (UC, CNPs) is counted as rx_unhandled. The QP is held (sroce_qp_get()) for as
- * long as the packet is with it, so a destroy waits.
+ * engine takes yet (UC, CNPs) is counted as rx_unhandled. The QP is held
+ * (sroce_qp_get()) for as long as the packet is with it, so a destroy
+ * waits.
+ *
+ * Check 10 is what keeps an off-path sender from injecting into, or
+ * completing the requests of, a connected QP whose PSNs and QPN it has
+ * learned: IBTA gives RoCE no more than the addresses (a sender that can
+ * forge the peer's address is beyond it).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <net/ipv6.h>
 
 #include "comp.h"
 #include "icrc.h"
 #include "mcast.h"
+#include "net.h"
 #include "opcode.h"
 #include "qp.h"
 #include "recv.h"
@@ -106,6 +120,35 @@ static struct sroce_qp *sroce_recv_find_qp(struct sroce_dev *sdev,
 err_put:
 	sroce_qp_put(qp);
 	return NULL;
+}
+
+/*
+ * Check 10: a connected QP takes packets from its peer only. Off the wire
+ * that is the addresses: from the QP's destination GID to its source GID
+ * (IPv4 ones mapped). In this host, where every address is ours, it is
+ * the sending QP, which net.c wrote beside the datagram.
+ */
+static bool sroce_recv_from_peer(const struct sroce_qp *qp,
+				 const struct sk_buff *skb, bool wire)
+{
+	const struct sroce_path *p = &qp->req.path;
+	const struct ipv6hdr *ip6;
+	const struct iphdr *ip4;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	if (!wire)
+		return SROCE_SKB_CB(skb)->src_qpn == qp->params.dest_qpn;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		ip4 = ip_hdr(skb);
+		return !p->ipv6 && ip4->saddr == p->daddr.s6_addr32[3] &&
+		       ip4->daddr == p->saddr.s6_addr32[3];
+	}
+	if (skb->protocol != htons(ETH_P_IPV6))
+		return false;
+	ip6 = ipv6_hdr(skb);
+	return p->ipv6 && ipv6_addr_equal(&ip6->saddr, &p->daddr) &&
+	       ipv6_addr_equal(&ip6->daddr, &p->saddr);
 }
 
 /* Requests go to the responder, responses to the completer. */
@@ -218,6 +261,11 @@ static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	qp = sroce_recv_find_qp(sdev, bth, &why);
 	if (!qp)
 		goto drop;
+	if (!sroce_recv_from_peer(qp, skb, wire)) {
+		sroce_qp_put(qp);
+		why = SROCE_CNT_RX_DROP_PATH;
+		goto drop;
+	}
 
 	sroce_recv_dispatch(qp, skb, &info);
 	sroce_qp_put(qp);

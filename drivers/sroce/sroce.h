@@ -55,6 +55,9 @@
  * @SROCE_CNT_RX_DROP_PKEY: dropped: PKey not the port's
  * @SROCE_CNT_RX_DROP_NO_QP: dropped: no QP to deliver to
  * @SROCE_CNT_RX_DROP_QP_STATE: dropped: the QP is not in a receiving state
+ * @SROCE_CNT_RX_DROP_PATH: dropped: for a connected (RC, UC) QP, but not
+ *	from its peer (source and destination address, or in this host the
+ *	sending QP, not the QP's path)
  * @SROCE_CNT_RX_DROP_QKEY: UD datagrams dropped: Q_Key not the QP's
  * @SROCE_CNT_RX_DROP_NO_RECV: UD datagrams dropped: no receive WQE posted
  * @SROCE_CNT_RX_DROP_LENGTH: UD datagrams dropped: payload larger than
@@ -68,7 +71,8 @@
  * @SROCE_CNT_RX_NAK_SEQ: sequence error NAKs received
  * @SROCE_CNT_RX_RNR_NAK: RNR NAKs received
  * @SROCE_CNT_RX_BAD_RESPONSE: responses matching no outstanding request
- *	(PSN, kind or length), dropped
+ *	(PSN, kind or length; an error or RNR NAK of a PSN acknowledged
+ *	already), dropped
  * @SROCE_CNT_RX_NAK_ERROR: NAKs received for a remote error (invalid
  *	request, remote access, remote operational); each fails a send WQE
  * @SROCE_CNT_RX_DUP_RESPONSE: responses for what was already completed
@@ -113,6 +117,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_PKEY,
 	SROCE_CNT_RX_DROP_NO_QP,
 	SROCE_CNT_RX_DROP_QP_STATE,
+	SROCE_CNT_RX_DROP_PATH,
 	SROCE_CNT_RX_DROP_QKEY,
 	SROCE_CNT_RX_DROP_NO_RECV,
 	SROCE_CNT_RX_DROP_LENGTH,
