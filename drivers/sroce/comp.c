@@ -332,6 +332,16 @@ static bool sroce_comp_nak_copy(struct sroce_qp *qp, u32 psn)
 	return qp->comp.nak_set && psn == qp->comp.nak_psn && psn == next;
 }
 
+/*
+ * Whether @psn is a request sent and not acknowledged: what a NAK may
+ * name (IBTA 9.7.5.1.1: the responder NAKs the request it could not
+ * execute). The caller has checked it is before the first PSN never sent.
+ */
+static bool sroce_comp_outstanding(const struct sroce_qp *qp, u32 psn)
+{
+	return !sroce_psn_before(psn, sroce_psn_add(qp->comp.acked_psn, 1));
+}
+
 /* An ACK or NAK packet. Returns: whether it matched the send queue. */
 static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			   struct sroce_comp_out *out)
@@ -356,6 +366,9 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			sroce_count(sdev, SROCE_CNT_RX_DUP_RESPONSE);
 			return true;
 		}
+		/* An error NAK of nothing outstanding fails nothing. */
+		if (!sroce_comp_outstanding(qp, psn))
+			return false;
 		/* What came before the NAKed PSN was executed. */
 		sroce_comp_retire(qp, psn, true, out);
 		sroce_comp_acked_to(qp, sroce_psn_add(psn, SROCE_PSN_MASK), out);
@@ -372,6 +385,8 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 		out->fail = sroce_comp_nak_status(code);
 		return true;
 	case SROCE_AETH_RNR_NAK:
+		if (!sroce_comp_outstanding(qp, psn))
+			return false;
 		sroce_count(sdev, SROCE_CNT_RX_RNR_NAK);
 		sroce_comp_retire(qp, psn, true, out);
 		sroce_comp_acked_to(qp, sroce_psn_add(psn, SROCE_PSN_MASK), out);
