@@ -566,6 +566,86 @@ static void res_dup_newest_test(struct kunit *test)
 	spin_unlock(&resp.lock);
 }
 
+/* An executed atomic at @psn, its answer not yet sent. */
+static struct sroce_res *res_atomic(struct kunit *test, struct sroce_resp *resp,
+				    u32 psn)
+{
+	struct sroce_res *r = sroce_res_take(resp);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->kind = SROCE_RES_ATOMIC;
+	r->psn = psn;
+	return r;
+}
+
+/*
+ * The span bound (sroce_res_fits()): from the oldest request with answers
+ * to send to the last PSN of the new one, at most half the PSN space.
+ */
+static void res_fits_test(struct kunit *test)
+{
+	struct sroce_res ring[4];
+	struct sroce_resp resp = { .res = ring, .nres = ARRAY_SIZE(ring) };
+
+	/* The ring is the responder's, under its lock. */
+	spin_lock_init(&resp.lock);
+	spin_lock(&resp.lock);
+	memset(ring, 0, sizeof(ring));
+	/* Nothing pending: a READ of 2^31 bytes at MTU 256 is 2^23 PSNs. */
+	KUNIT_EXPECT_TRUE(test, sroce_res_fits(&resp, 5, SROCE_PSN_HALF));
+	KUNIT_EXPECT_FALSE(test, sroce_res_fits(&resp, 5, SROCE_PSN_HALF + 1));
+	/* An atomic pending at 0xfffff0: the span counts from it, across 0. */
+	res_atomic(test, &resp, 0xfffff0);
+	KUNIT_EXPECT_TRUE(test, sroce_res_fits(&resp, 0xfffff1, SROCE_PSN_HALF - 1));
+	KUNIT_EXPECT_FALSE(test, sroce_res_fits(&resp, 0xfffff1, SROCE_PSN_HALF));
+	KUNIT_EXPECT_TRUE(test, sroce_res_fits(&resp, 0x10, 100));
+	KUNIT_EXPECT_FALSE(test, sroce_res_fits(&resp, 0x10, SROCE_PSN_HALF - 0x10));
+	/* A PSN behind the oldest pending one is no new request. */
+	KUNIT_EXPECT_FALSE(test, sroce_res_fits(&resp, 0xffffe0, 1));
+	spin_unlock(&resp.lock);
+}
+
+/*
+ * A duplicate atomic while every resource is pending (the audit's model
+ * of a crash: sroce_res_take() returning NULL to the duplicate path).
+ * It needs a request newer than the atomic whose PSN reads as older: one
+ * more than half the PSN space after it. The bound refuses that request,
+ * so the duplicate's drop always frees the atomic's own slot.
+ */
+static void res_dup_atomic_test(struct kunit *test)
+{
+	struct sroce_res ring[2];
+	struct sroce_resp resp = { .res = ring, .nres = ARRAY_SIZE(ring) };
+	u32 atomic_psn = 1000, far = sroce_psn_add(1000, SROCE_PSN_HALF + 5);
+	struct sroce_res *a, *r;
+
+	/* The ring is the responder's, under its lock. */
+	spin_lock_init(&resp.lock);
+	spin_lock(&resp.lock);
+	memset(ring, 0, sizeof(ring));
+	a = res_atomic(test, &resp, atomic_psn);
+	/* The far READ is refused while the atomic's answer waits ... */
+	KUNIT_EXPECT_FALSE(test, sroce_res_fits(&resp, far, 1));
+	/* ... and without the bound, the model holds: the ring stays full. */
+	r = res_read(test, &resp, far);
+	sroce_res_drop_from(&resp, atomic_psn);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
+	KUNIT_EXPECT_NULL(test, sroce_res_take(&resp));
+	KUNIT_EXPECT_TRUE(test, a->pending && r->pending);
+
+	/* Within the bound: a READ after the atomic, then the duplicate. */
+	memset(ring, 0, sizeof(ring));
+	resp.res_head = 0;
+	resp.res_pending = 0;
+	a = res_atomic(test, &resp, atomic_psn);
+	KUNIT_EXPECT_TRUE(test, sroce_res_fits(&resp, atomic_psn + 1, RES_READ_PSNS));
+	r = res_read(test, &resp, atomic_psn + 1);
+	sroce_res_drop_from(&resp, atomic_psn);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 0U);
+	KUNIT_EXPECT_NOT_NULL(test, sroce_res_take(&resp));
+	spin_unlock(&resp.lock);
+}
+
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
 	KUNIT_CASE(psn_verdict_test),
@@ -585,6 +665,8 @@ static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(tx_state_drift_test),
 	KUNIT_CASE(res_dup_read_test),
 	KUNIT_CASE(res_dup_newest_test),
+	KUNIT_CASE(res_fits_test),
+	KUNIT_CASE(res_dup_atomic_test),
 	{}
 };
 

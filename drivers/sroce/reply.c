@@ -127,6 +127,18 @@ static struct sroce_res *sroce_res_oldest(struct sroce_resp *resp)
 			  resp->nres];
 }
 
+bool sroce_res_fits(struct sroce_resp *resp, u32 psn, u32 n)
+{
+	s32 span;
+
+	lockdep_assert_held(&resp->lock);
+	if (!resp->res_pending)
+		return n <= SROCE_PSN_HALF;
+	span = sroce_psn_diff(psn, sroce_res_oldest(resp)->psn);
+	return span >= 0 && (u32)span + n <= SROCE_PSN_HALF;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_fits);
+
 struct sroce_res *sroce_res_take(struct sroce_resp *resp)
 {
 	struct sroce_res *r;

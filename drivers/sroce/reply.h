@@ -14,6 +14,23 @@
 struct sroce_qp;
 
 /**
+ * sroce_res_fits() - whether a new READ or atomic keeps the PSNs in bounds
+ * @resp: the responder, its lock held
+ * @psn: the request's PSN (the one expected)
+ * @n: the PSNs it takes (a READ's responses; 1 for an atomic)
+ *
+ * The PSNs from the oldest request whose responses are still to be sent
+ * to the last this one takes must stay within half the PSN space (2^23):
+ * beyond it, "before" and "after" lose their meaning, and a duplicate
+ * could no longer be told from what came after it. A requester keeps no
+ * more than that outstanding; a request past it is invalid.
+ *
+ * Context: softirq, under the responder's lock.
+ * Return: true when it fits.
+ */
+bool sroce_res_fits(struct sroce_resp *resp, u32 psn, u32 n);
+
+/**
  * sroce_res_take() - a resource for a new RDMA READ or atomic
  * @resp: the responder, its lock held
  *

@@ -117,17 +117,23 @@ sroce_resp_read(struct sroce_qp *qp, const struct sk_buff *skb,
 		const struct sroce_opcode_info *info, u32 pay, u32 *npsn)
 {
 	enum sroce_resp_verdict v = sroce_resp_read_check(qp, skb, pay);
+	const struct sroce_reth *reth = (const void *)(skb->data +
+						       sizeof(struct sroce_bth));
+	u32 n = sroce_wqe_npsn(IB_WR_RDMA_READ, be32_to_cpu(reth->dma_len),
+			       ib_mtu_enum_to_int(qp->params.path_mtu));
 	struct sroce_res *r;
 
 	if (v != SROCE_RESP_DONE)
 		return v;
+	/* Its responses must not reach half the PSN space with the rest. */
+	if (!sroce_res_fits(&qp->resp, qp->resp.psn, n))
+		return SROCE_RESP_INV_REQ;
 	r = sroce_res_take(&qp->resp);
 	if (!r)
 		return SROCE_RESP_INV_REQ;	/* over max_dest_rd_atomic */
 	sroce_res_read_from(r, skb);
 	r->psn = r->next_psn;
-	*npsn = sroce_wqe_npsn(IB_WR_RDMA_READ, r->left,
-			       ib_mtu_enum_to_int(qp->params.path_mtu));
+	*npsn = n;
 	return SROCE_RESP_DONE;
 }
 
@@ -171,7 +177,8 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 			  IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (IS_ERR(mr))
 		return SROCE_RESP_ACCESS;
-	r = sroce_res_take(&qp->resp);
+	r = sroce_res_fits(&qp->resp, qp->resp.psn, 1) ?
+	    sroce_res_take(&qp->resp) : NULL;
 	if (!r) {
 		sroce_mr_put(mr);
 		return SROCE_RESP_INV_REQ;	/* over max_dest_rd_atomic */
@@ -232,9 +239,19 @@ static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb
 		r = &resp->res[i];
 		if (r->kind != SROCE_RES_ATOMIC || r->psn != psn)
 			continue;
+		/* Its answer is still on its way: that one answers both. */
+		if (r->pending)
+			return true;
 		/* Copied first: the slot taken may be this very one. */
 		orig = r->orig;
 		r = sroce_res_take(resp);
+		/*
+		 * None free cannot happen while the requests' PSNs stay within
+		 * half the PSN space (sroce_res_fits()); if it did, the
+		 * duplicate is dropped and the requester's timer recovers.
+		 */
+		if (WARN_ON_ONCE(!r))
+			return false;
 		r->kind = SROCE_RES_ATOMIC;
 		r->psn = psn;
 		r->orig = orig;
