@@ -91,6 +91,28 @@ bool sroce_qp_flush_rq(struct sroce_qp *qp)
 	return notify;
 }
 
+/*
+ * The receive WQE the responder took for a message that never ended (a
+ * SEND cut after its FIRST, a WRITE with immediate waiting for its LAST)
+ * is off the ring already: it completes flushed here, or it would never
+ * complete at all.
+ */
+static bool sroce_qp_flush_active(struct sroce_qp *qp)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+	};
+
+	lockdep_assert_held(&qp->resp.lock);
+	if (!qp->resp.wqe_active)
+		return false;
+	qp->resp.wqe_active = false;
+	wc.wr_id = qp->resp.wqe->wr_id;
+	return sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, false) > 0;
+}
+
 static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
@@ -108,8 +130,14 @@ void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)
 	bool last_wqe = false, notify_s = false, notify_r = false;
 	unsigned long flags;
 
-	/* Both posting locks: the posting verbs see the state and the rings change together. */
-	spin_lock_irqsave(&qp->sq_lock, flags);
+	/*
+	 * The responder's lock first (it takes rq_lock inside it): the
+	 * receive WQE of a message in progress is flushed with the rest.
+	 * Then both posting locks: the posting verbs see the state and the
+	 * rings change together.
+	 */
+	spin_lock_irqsave(&qp->resp.lock, flags);
+	spin_lock(&qp->sq_lock);
 	spin_lock(&qp->rq_lock);
 	switch (next) {
 	case IB_QPS_SQE:
@@ -126,8 +154,10 @@ void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)
 		if (qp->state == IB_QPS_ERR)
 			break;
 		notify_s = sroce_qp_flush_sq(qp);
+		/* Taken before anything still on the ring: flushed first. */
+		notify_r = sroce_qp_flush_active(qp);
 		if (qp->rq.ring)
-			notify_r = sroce_qp_flush_rq(qp);
+			notify_r |= sroce_qp_flush_rq(qp);
 		/* SRQ WQEs are not the QP's to flush; it takes no more. */
 		last_wqe = qp->ibqp.srq;
 		break;
@@ -138,7 +168,8 @@ void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)
 	}
 	WRITE_ONCE(qp->state, next);
 	spin_unlock(&qp->rq_lock);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	spin_unlock(&qp->sq_lock);
+	spin_unlock_irqrestore(&qp->resp.lock, flags);
 
 	/* Handlers may post again: they run with our locks dropped. */
 	if (notify_s)
