@@ -409,6 +409,23 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 	}
 	if (pay > resp->remaining || (last && pay != resp->remaining))
 		return SROCE_RESP_INV_REQ;
+	/*
+	 * WRITE with immediate completes a receive WQE: taken before a byte
+	 * lands, so that an RNR NAK leaves the message where it was and its
+	 * last packet, sent again, finds it so.
+	 */
+	if (last && (info->hdrs & SROCE_HDR_IMM)) {
+		err = sroce_resp_take_wqe(qp);
+		if (err == -ENOENT)
+			return SROCE_RESP_RNR;
+		resp->wqe_active = true;
+		if (err) {
+			*notify |= sroce_resp_complete(qp, IB_WC_LOC_QP_OP_ERR,
+						       IB_WC_RECV_RDMA_WITH_IMM,
+						       0, NULL, NULL, false);
+			return SROCE_RESP_OP_ERR;
+		}
+	}
 	if (pay) {
 		mr = sroce_mr_get(sdev, resp->rkey, qp->ibqp.pd,
 				  IB_ACCESS_REMOTE_WRITE, resp->va, pay);
@@ -422,18 +439,12 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 	resp->received += pay;
 	if (!last || !(info->hdrs & SROCE_HDR_IMM))
 		return SROCE_RESP_DONE;
-
-	/* WRITE with immediate: the data is placed, a receive WQE completes. */
-	err = sroce_resp_take_wqe(qp);
-	if (err == -ENOENT)
-		return SROCE_RESP_RNR;
-	resp->wqe_active = true;
-	*notify |= sroce_resp_complete(qp, err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS,
-				       IB_WC_RECV_RDMA_WITH_IMM, resp->received,
+	*notify |= sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV_RDMA_WITH_IMM,
+				       resp->received,
 				       &((const struct sroce_immdt *)(skb->data +
 					 info->hdr_len - sizeof(struct sroce_immdt)))->imm,
 				       NULL, sroce_bth_se(bth));
-	return err ? SROCE_RESP_OP_ERR : SROCE_RESP_DONE;
+	return SROCE_RESP_DONE;
 }
 
 static u8 sroce_resp_nak(enum sroce_resp_verdict v)
