@@ -25,6 +25,7 @@
  * @user: the ring is mapped by user space
  * @armed: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP armed by req_notify, or 0
  * @overflowed: a completion found the ring full; the CQ is in error
+ * @gone: its destroy has begun (under @lock): a resource dump reads no more
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
@@ -33,6 +34,7 @@ struct sroce_cq {
 	bool user;
 	u8 armed;
 	bool overflowed;
+	bool gone;
 };
 
 static struct sroce_cq *to_scq(struct ib_cq *ibcq)
@@ -106,8 +108,13 @@ err_count:
 
 static int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
+	struct sroce_cq *cq = to_scq(ibcq);
+
 	/* The core destroys a CQ only once no QP or SRQ refers to it. */
-	sroce_queue_release(&to_scq(ibcq)->queue);
+	spin_lock_irq(&cq->lock);
+	cq->gone = true;	/* what a resource dump beside us looks at */
+	spin_unlock_irq(&cq->lock);
+	sroce_queue_release(&cq->queue);
 	sroce_obj_put(to_sdev(ibcq->device), SROCE_OBJ_CQ);
 	return 0;
 }
@@ -266,15 +273,25 @@ static int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct nlattr *table;
+	unsigned long flags;
+	int err = 0;
 
 	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	/* Unlocked snapshots; the restrack reference keeps the CQ alive. */
-	if (rdma_nl_put_driver_u32(msg, "cqe_waiting", sroce_queue_count(&cq->queue)) ||
-	    rdma_nl_put_driver_u32(msg, "overflowed", READ_ONCE(cq->overflowed))) {
+	/*
+	 * Under the CQ's lock: a resize swaps the ring, and a destroy may
+	 * run beside a dump (the restrack reference keeps only the CQ).
+	 */
+	spin_lock_irqsave(&cq->lock, flags);
+	if (!cq->gone &&
+	    (rdma_nl_put_driver_u32(msg, "cqe_waiting", sroce_queue_count(&cq->queue)) ||
+	     rdma_nl_put_driver_u32(msg, "overflowed", cq->overflowed)))
+		err = -EMSGSIZE;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (err) {
 		nla_nest_cancel(msg, table);
-		return -EMSGSIZE;
+		return err;
 	}
 	nla_nest_end(msg, table);
 	return 0;

@@ -85,6 +85,8 @@ struct sroce_qp_params {
  * @fail_pos: send ring index of the WQE that failed, when @fail_set
  * @fail_status: the status it completes with (the others flush)
  * @fail_set: a send WQE failed; set with the state ERR, under @sq_lock
+ * @gone: its destroy has begun, under @sq_lock: the resource dump reads
+ *	nothing more of it (its rings and accounting are being freed)
  * @req: requester state (req.c)
  * @comp: completer state (comp.c)
  * @resp: responder state (resp.c, reply.c)
@@ -109,6 +111,7 @@ struct sroce_qp {
 	u32 fail_pos;
 	enum ib_wc_status fail_status;
 	bool fail_set;
+	bool gone;
 	struct sroce_req req;
 	struct sroce_comp comp;
 	struct sroce_resp resp;
