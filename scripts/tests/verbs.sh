@@ -3,7 +3,8 @@
 #
 # Guest test (topology "one"): verbs objects and their refusals
 # (verbs_neg.py), with rdma-core's pyverbs; then the ingress checks, with
-# datagrams crafted in a peer namespace (ingress.py).
+# datagrams crafted in a peer namespace (ingress.py), and what a hostile
+# peer or an off-path sender must not do to an RC QP (hostile.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
 ip link add veth0 type veth peer name veth1
@@ -41,6 +42,14 @@ grep -vE '^(not )?ok |^1\.\.' /tmp/ingress.tap | sed 's/^/# /'
 tap_n=$((tap_n + $(grep -cE '^(not )?ok ' /tmp/ingress.tap)))
 tap_failed=$((tap_failed + $(grep -c '^not ok ' /tmp/ingress.tap)))
 check "ingress.py exited 0 (exit $rc)" [ "$rc" = 0 ]
+# A hostile peer and an off-path sender (a second address of the peer
+# namespace) against fresh RC QPs (hostile.py).
+ip -n peer addr add 2001:db8::3/64 dev veth1 nodad
+python3 "$SROCE_SRC/scripts/tests/hostile.py" sroce0 peer 2001:db8::2 2001:db8::3 \
+	2001:db8::1 >/tmp/hostile.tap 2>&1
+rc=$?
+tap_relay /tmp/hostile.tap
+check "hostile.py exited 0 (exit $rc)" [ "$rc" = 0 ]
 ip netns del peer
 rdma link delete sroce0
 check "no sroce device left" sh -c '! ls /sys/class/infiniband | grep -q sroce'
