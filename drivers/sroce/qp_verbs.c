@@ -164,15 +164,15 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
  * not named here (INIT, RTR) only take the attributes; those that flush
  * are qp.c's.
  */
-static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
-			   const struct ib_qp_attr *attr, int mask)
+static int sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
+			  const struct ib_qp_attr *attr, int mask)
 {
 	unsigned long flags;
 
 	/* The states that flush are the packet path's too (qp.c). */
 	if (next == IB_QPS_ERR || next == IB_QPS_SQE) {
 		sroce_qp_enter_error(qp, next);
-		return;
+		return 0;
 	}
 	/* No packet reaches a QP in INIT: the responder is ours to set. */
 	if (next == IB_QPS_RTR && qp->state == IB_QPS_INIT)
@@ -180,6 +180,16 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	spin_lock(&qp->rq_lock);
+	/*
+	 * The packet path or a timer moved the QP to ERR since the modify was
+	 * checked: ERR is left through RESET only (IBTA 10.3.1), and what
+	 * it flushed stays flushed.
+	 */
+	if (qp->state == IB_QPS_ERR && next != IB_QPS_RESET) {
+		spin_unlock(&qp->rq_lock);
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+		return -EINVAL;
+	}
 	switch (next) {
 	case IB_QPS_RESET:
 		sroce_qp_enter_reset(qp);
@@ -205,6 +215,7 @@ static void sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	/* Posted sends wait for RTS; a drained SQ may take more. */
 	if (next == IB_QPS_RTS)
 		sroce_req_kick(&qp->req);
+	return 0;
 }
 
 static void sroce_qp_store(struct sroce_qp *qp, const struct ib_qp_attr *attr,
@@ -275,8 +286,8 @@ static int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 				    READ_ONCE(sdev->active_mtu));
 	if (!err) {
 		sroce_qp_store(qp, attr, mask);
-		sroce_qp_enter(qp, mask & IB_QP_STATE ? attr->qp_state : qp->state,
-			       attr, mask);
+		err = sroce_qp_enter(qp, mask & IB_QP_STATE ? attr->qp_state :
+							    qp->state, attr, mask);
 	}
 	if (!err && qp->state == IB_QPS_RESET) {
 		/* Running engines see RESET and stop; then forget it all. */
