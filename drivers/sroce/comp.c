@@ -50,6 +50,7 @@ struct sroce_comp_out {
 	bool kick;		/* an RDMA READ or atomic ended; a retry */
 	bool progress;		/* something new was acknowledged */
 	enum ib_wc_status fail;	/* IB_WC_SUCCESS, or the head WQE's error */
+	bool cq_lost;		/* the send CQ overflowed: the QP goes to ERR */
 };
 
 /*
@@ -73,11 +74,14 @@ static void sroce_comp_done(struct sroce_qp *qp, struct sroce_swqe *w,
 	bool signaled = qp->sig_all || (w->send_flags & IB_SEND_SIGNALED);
 	bool rd_atomic = sroce_wr_rd_atomic(w->opcode);
 	u32 last_psn = w->last_psn;
+	int ret;
 
 	sroce_queue_advance(&qp->sq);
-	if (signaled)
-		out->notify |= sroce_cq_add(qp->ibqp.send_cq, &wc,
-					    qp->ibqp.qp_num, false) > 0;
+	if (signaled) {
+		ret = sroce_cq_add(qp->ibqp.send_cq, &wc, qp->ibqp.qp_num, false);
+		out->notify |= ret > 0;
+		out->cq_lost |= ret < 0;
+	}
 	if (rd_atomic) {
 		/* The requester reads it locklessly to pace READs. */
 		WRITE_ONCE(qp->req.rd_done, qp->req.rd_done + 1);
@@ -408,7 +412,9 @@ void sroce_comp_local(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (out.notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
-	if (out.kick)
+	if (out.cq_lost)
+		sroce_qp_enter_error(qp, IB_QPS_ERR);
+	else if (out.kick)
 		sroce_req_kick(&qp->req);
 }
 
@@ -478,6 +484,8 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_cq_notify(qp->ibqp.send_cq);
 	if (out.fail != IB_WC_SUCCESS)
 		sroce_qp_fail_send(qp, head, out.fail);
+	else if (out.cq_lost)
+		sroce_qp_enter_error(qp, IB_QPS_ERR);
 	else if (out.kick)
 		sroce_req_kick(&qp->req);
 }

@@ -304,6 +304,7 @@ static bool sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 		.src_qp = qp->params.dest_qpn,
 		.port_num = SROCE_PORT_NUM,
 	};
+	int ret;
 
 	if (imm) {
 		wc.ex.imm_data = *imm;
@@ -313,8 +314,11 @@ static bool sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	qp->resp.wqe_active = false;
-	return sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num,
-			    solicited) > 0;
+	ret = sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, solicited);
+	/* Overflowed: the CQ is in error; the request must not be ACKed. */
+	if (ret < 0)
+		qp->resp.cq_lost = true;
+	return ret > 0;
 }
 
 static enum sroce_resp_verdict
@@ -582,6 +586,11 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!sroce_resp_by_psn(qp, skb, &info, pay, &push))
 		goto out;
 	v = sroce_resp_execute(qp, skb, &info, pay, &notify, &npsn);
+	/* A completion its CQ could not take: the QP fails (IBTA 11.4.2.1). */
+	if (resp->cq_lost) {
+		resp->cq_lost = false;
+		v = SROCE_RESP_OP_ERR;
+	}
 	switch (v) {
 	case SROCE_RESP_DONE:
 		resp->psn = sroce_psn_add(resp->psn, npsn);

@@ -70,6 +70,8 @@ struct sroce_res {
  * @res_pending: resources from @res_head backwards with responses to send
  * @ack_psn: an ACK deferred behind pending responses, when @ack_pending
  * @ack_pending: @ack_psn waits for the responses before it
+ * @cq_lost: a receive completion found its CQ in error (overflowed): the
+ *	request is answered with a NAK, not an ACK, and the QP goes to ERR
  * @work: sends the pending responses when softirq context cannot
  */
 struct sroce_resp {
@@ -90,6 +92,7 @@ struct sroce_resp {
 	u32 res_pending;
 	u32 ack_psn;
 	bool ack_pending;
+	bool cq_lost;
 	struct work_struct work;
 };
 

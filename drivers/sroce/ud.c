@@ -126,10 +126,11 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 
 /*
  * Complete the WQE at send ring index @idx, unless a flush (SQE, ERR) or
- * a reset took it meanwhile. Returns: notify the CQ.
+ * a reset took it meanwhile. Returns: 1 to notify the CQ, 0 not,
+ * -ENOSPC when the CQ overflowed (the QP is then to go to ERR).
  */
-static bool sroce_ud_complete(struct sroce_qp *qp, u32 idx,
-			      const struct sroce_swqe *w)
+static int sroce_ud_complete(struct sroce_qp *qp, u32 idx,
+			     const struct sroce_swqe *w)
 {
 	struct ib_wc wc = {
 		.wr_id = w->wr_id,
@@ -140,7 +141,7 @@ static bool sroce_ud_complete(struct sroce_qp *qp, u32 idx,
 	};
 	bool signaled = qp->sig_all || (w->send_flags & IB_SEND_SIGNALED);
 	unsigned long flags;
-	bool notify = false;
+	int ret = 0;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->sq.index == idx && (qp->state == IB_QPS_RTS ||
@@ -149,11 +150,11 @@ static bool sroce_ud_complete(struct sroce_qp *qp, u32 idx,
 		sroce_queue_advance(&qp->sq);
 		qp->req.pos = qp->sq.index;
 		if (signaled)
-			notify = sroce_cq_add(qp->ibqp.send_cq, &wc,
-					      qp->ibqp.qp_num, false) > 0;
+			ret = sroce_cq_add(qp->ibqp.send_cq, &wc,
+					   qp->ibqp.qp_num, false);
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
-	return notify;
+	return ret;
 }
 
 bool sroce_ud_pass(struct sroce_qp *qp)
@@ -198,7 +199,14 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 			sroce_qp_fail_send(qp, idx, status);
 			break;
 		}
-		notify |= sroce_ud_complete(qp, idx, w);
+		err = sroce_ud_complete(qp, idx, w);
+		if (err < 0) {
+			/* The send CQ overflowed: the QP fails with it. */
+			sroce_qp_enter_error(qp, IB_QPS_ERR);
+			break;
+		}
+		notify |= err > 0;
+		err = 0;
 	}
 	if (notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
@@ -325,8 +333,10 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	} else {
 		wc.wc_flags = 0;
 	}
-	notify = sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num,
-			      sroce_bth_se(bth)) > 0;
+	err = sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, sroce_bth_se(bth));
+	notify = err > 0;
+	/* An overflowed CQ fails the QP as an unusable receive WQE does. */
+	fail |= err < 0;
 	spin_unlock(&qp->resp.lock);
 	if (notify)
 		sroce_cq_notify(qp->ibqp.recv_cq);

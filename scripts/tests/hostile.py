@@ -65,10 +65,10 @@ if gidx is None:
 mr = MR(pd, 4 * MTU, REMOTE)
 
 
-def rc_qp(rts=True, recvs=0):
+def rc_qp(rts=True, recvs=0, cqe=32):
     """An RC QP whose peer is QP PEER_QPN at PEER, expecting PSN 0 and
-    sending from PSN 1000, no ACK timer; with its own CQ."""
-    cq = CQ(ctx, 32)
+    sending from PSN 1000, no ACK timer; with its own CQ of @cqe."""
+    cq = CQ(ctx, cqe)
     qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
                            cap=QPCap(max_send_wr=8, max_recv_wr=8)))
     qa = QPAttr()
@@ -211,7 +211,24 @@ tap(d1 == {'tx_rnr_nak': 1, 'tx_nak_error': 0} and d2 == d1 and
 qp.close()
 cq.close()
 
-# 6. In this host every address is ours: a QP takes packets from the QP it
+# 6. A receive CQ that overflows: the SEND whose completion it cannot take
+# is answered with a NAK, never an ACK, and the QP goes to ERR; what the
+# CQ took before stays there.
+qp, cq = rc_qp(rts=False, recvs=8, cqe=1)
+before = counters()
+sent = 0
+while state(qp) != e.IBV_QPS_ERR and sent < 8:
+    send(peer, PEER, roce.SEND_ONLY, qp.qp_num, b's' * 16, psn=sent, ackreq=True)
+    sent += 1
+d = moved(before, 'tx_nak_error', 'tx_packets')
+tap(state(qp) == e.IBV_QPS_ERR and d['tx_nak_error'] == 1 and
+    d['tx_packets'] == sent and 1 < sent < 8,
+    'SENDs into a receive CQ of one entry, never polled: the one it cannot take is '
+    'NAKed, the QP in ERR (%d SENDs, %s)' % (sent, d))
+qp.close()
+cq.close()
+
+# 7. In this host every address is ours: a QP takes packets from the QP it
 # is connected to only. C, pointed at B (which is connected to A), is
 # dropped; A reaches B.
 gid = ctx.query_gid(1, gidx)
@@ -252,7 +269,7 @@ tap(statuses(agot) == [(4, e.IBV_WC_SUCCESS)] and statuses(bgot) == [(9, e.IBV_W
 for o in (c, ccq, a, b, acq, bcq):
     o.close()
 
-# 7. Resource dumps racing destroys: QPs and CQs made and destroyed while
+# 8. Resource dumps racing destroys: QPs and CQs made and destroyed while
 # `rdma res show -dd` reads them in a loop. The kernel log check catches
 # what this cannot see.
 dumper = subprocess.Popen(['sh', '-c', 'while :; do rdma res show qp -dd; '
