@@ -273,7 +273,7 @@ static struct page **sroce_mr_page_list(struct ib_umem *umem, size_t *n)
 	struct page **pages;
 	size_t i = 0;
 
-	pages = kvcalloc(max, sizeof(*pages), GFP_KERNEL);
+	pages = kvcalloc(max, sizeof(*pages), GFP_KERNEL_ACCOUNT);
 	if (!pages)
 		return NULL;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {

@@ -763,7 +763,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	req->cpu = WORK_CPU_UNBOUND;
 	sroce_retry_init(qp);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
-	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, GFP_KERNEL);
+	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, GFP_KERNEL_ACCOUNT);
 	if (!req->swqes)
 		return -ENOMEM;
 	if (dst_cache_init(&req->dst_cache, GFP_KERNEL)) {
