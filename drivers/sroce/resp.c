@@ -97,6 +97,15 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	return SROCE_RESP_DONE;
 }
 
+/* The DMA length a READ request asks for. */
+static u32 sroce_resp_read_len(const struct sk_buff *skb)
+{
+	const struct sroce_reth *reth = (const void *)(skb->data +
+						       sizeof(struct sroce_bth));
+
+	return be32_to_cpu(reth->dma_len);
+}
+
 /* (Re)start a READ resource from the request in @skb. */
 static void sroce_res_read_from(struct sroce_res *r, const struct sk_buff *skb)
 {
@@ -117,9 +126,7 @@ sroce_resp_read(struct sroce_qp *qp, const struct sk_buff *skb,
 		const struct sroce_opcode_info *info, u32 pay, u32 *npsn)
 {
 	enum sroce_resp_verdict v = sroce_resp_read_check(qp, skb, pay);
-	const struct sroce_reth *reth = (const void *)(skb->data +
-						       sizeof(struct sroce_bth));
-	u32 n = sroce_wqe_npsn(IB_WR_RDMA_READ, be32_to_cpu(reth->dma_len),
+	u32 n = sroce_wqe_npsn(IB_WR_RDMA_READ, sroce_resp_read_len(skb),
 			       ib_mtu_enum_to_int(qp->params.path_mtu));
 	struct sroce_res *r;
 
@@ -210,6 +217,13 @@ static bool sroce_resp_dup_read(struct sroce_qp *qp, const struct sk_buff *skb,
 	if (r && r->pending && !sroce_psn_before(psn, r->next_psn))
 		return true;
 	if (sroce_resp_read_check(qp, skb, pay) != SROCE_RESP_DONE)
+		return false;
+	/*
+	 * A READ of nothing has no rkey to check: one that matches no
+	 * resource does not get to drop the responses still pending (the
+	 * requester asks again once they are out).
+	 */
+	if (!r && !sroce_resp_read_len(skb) && resp->res_pending)
 		return false;
 	/* None free: more outstanding than max_dest_rd_atomic; dropped. */
 	r = sroce_res_restart(resp, r, psn);
