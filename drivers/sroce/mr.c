@@ -89,6 +89,8 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
 	if (mr && !refcount_inc_not_zero(&mr->refs))
 		mr = NULL;
 	rcu_read_unlock();
+	/* The reference before the state (pairs with sroce_mr_invalidate()). */
+	smp_mb__after_atomic();
 	if (!mr)
 		return ERR_PTR(-EINVAL);
 	err = sroce_mr_check(mr, key, pd, access, addr, len);
@@ -547,6 +549,15 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, const struct ib_pd *pd)
 	    READ_ONCE(mr->key) != key ||
 	    cmpxchg(&mr->state, SROCE_MR_VALID, SROCE_MR_FREE) == SROCE_MR_BUSY)
 		err = -EINVAL;
+	/*
+	 * Once the MR is invalid no new user gets it (the state after the
+	 * reference, in sroce_mr_get()); those that have it are a packet
+	 * being placed or a READ chain being built, on other CPUs: the
+	 * invalidation completes only after them, so the consumer may then
+	 * reuse the memory. The cmpxchg orders the state before this read.
+	 */
+	while (!err && refcount_read(&mr->refs) > 1)
+		cpu_relax();
 	rcu_read_unlock();
 	return err;
 }

@@ -280,10 +280,12 @@ int sroce_mr_fast_reg(struct ib_mr *ibmr, const struct ib_pd *pd, u32 key,
  * @key: the key (LOCAL_INV, or the IETH of a SEND with invalidate)
  * @pd: the QP's PD: only an MR of that PD is invalidated
  *
- * An MR already free stays free. Users that found the MR before go on;
- * no lookup finds it afterwards.
+ * An MR already free stays free. No lookup finds it afterwards, and the
+ * call returns only once the users that found it before are done with it
+ * (a packet being placed, a READ chain being built; they run on other
+ * CPUs and hold no reference across a wait).
  *
- * Context: any.
+ * Context: any; the caller holds no reference on the MR.
  * Return: 0, or -EINVAL when no fast-registration MR of @pd has @key or
  * a REG_MR is changing it.
  */
