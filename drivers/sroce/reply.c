@@ -419,6 +419,7 @@ void sroce_res_drop_from(struct sroce_resp *resp, u32 psn)
 		resp->res_head = newest;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_drop_from);
 
 struct sroce_res *sroce_res_restart(struct sroce_resp *resp,
 				    struct sroce_res *r, u32 psn)
