@@ -93,9 +93,11 @@ bool sroce_qp_flush_rq(struct sroce_qp *qp)
 
 /*
  * The receive WQE the responder took for a message that never ended (a
- * SEND cut after its FIRST, a WRITE with immediate waiting for its LAST)
- * is off the ring already: it completes flushed here, or it would never
- * complete at all.
+ * SEND cut after its FIRST) is off the ring already: it completes flushed
+ * here, or it would never complete at all. Who clears wqe_active under
+ * rq_lock completes the WQE, this flush or the responder: it completes
+ * once. (Not the responder's lock: a responder holding its own sends
+ * to a QP of this host, whose completer may fail that QP in the call.)
  */
 static bool sroce_qp_flush_active(struct sroce_qp *qp)
 {
@@ -105,10 +107,10 @@ static bool sroce_qp_flush_active(struct sroce_qp *qp)
 		.qp = &qp->ibqp,
 	};
 
-	lockdep_assert_held(&qp->resp.lock);
+	lockdep_assert_held(&qp->rq_lock);
 	if (!qp->resp.wqe_active)
 		return false;
-	qp->resp.wqe_active = false;
+	WRITE_ONCE(qp->resp.wqe_active, false);
 	wc.wr_id = qp->resp.wqe->wr_id;
 	return sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, false) > 0;
 }
@@ -130,14 +132,8 @@ void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)
 	bool last_wqe = false, notify_s = false, notify_r = false;
 	unsigned long flags;
 
-	/*
-	 * The responder's lock first (it takes rq_lock inside it): the
-	 * receive WQE of a message in progress is flushed with the rest.
-	 * Then both posting locks: the posting verbs see the state and the
-	 * rings change together.
-	 */
-	spin_lock_irqsave(&qp->resp.lock, flags);
-	spin_lock(&qp->sq_lock);
+	/* Both posting locks: the posting verbs see the state and the rings change together. */
+	spin_lock_irqsave(&qp->sq_lock, flags);
 	spin_lock(&qp->rq_lock);
 	switch (next) {
 	case IB_QPS_SQE:
@@ -168,8 +164,7 @@ void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)
 	}
 	WRITE_ONCE(qp->state, next);
 	spin_unlock(&qp->rq_lock);
-	spin_unlock(&qp->sq_lock);
-	spin_unlock_irqrestore(&qp->resp.lock, flags);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 	/* Handlers may post again: they run with our locks dropped. */
 	if (notify_s)

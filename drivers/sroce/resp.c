@@ -275,15 +275,44 @@ static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb
 }
 
 /* Take the receive WQE a message consumes, from the RQ or the SRQ. */
+/* The status of a receive WQE taken and not usable (sroce_resp_take_wqe()). */
+static enum ib_wc_status sroce_resp_take_status(int err)
+{
+	return err == -ESHUTDOWN ? IB_WC_WR_FLUSH_ERR : IB_WC_LOC_QP_OP_ERR;
+}
+
+/*
+ * Take the receive WQE of a new message into resp.wqe and make it the
+ * active one, under rq_lock: from then on either the responder completes
+ * it (sroce_resp_complete()) or a move to ERR flushes it (qp.c), once.
+ * Returns -ENOENT when none is posted; -ESHUTDOWN when the QP went to
+ * ERR meanwhile (an SRQ's WQE is then taken and active: the caller
+ * completes it, flushed); another error for a WQE active but malformed.
+ */
 static int sroce_resp_take_wqe(struct sroce_qp *qp)
 {
 	struct sroce_rwqe *wqe = qp->resp.wqe;
-	int err;
+	bool active;
+	int err = 0;
 
-	if (qp->ibqp.srq)
-		return sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe, 0);
+	lockdep_assert_held(&qp->resp.lock);
+	if (qp->ibqp.srq) {
+		err = sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe, 0);
+		if (err == -ENOENT)
+			return err;
+	}
 	spin_lock(&qp->rq_lock);
-	err = sroce_rwqe_take(&qp->rq, qp->cap.max_recv_sge, wqe, 0);
+	if (qp->state == IB_QPS_ERR) {
+		/* The ring is flushed; an SRQ's WQE, taken, is ours to flush. */
+		err = -ESHUTDOWN;
+		active = qp->ibqp.srq;
+	} else {
+		if (!qp->ibqp.srq)
+			err = sroce_rwqe_take(&qp->rq, qp->cap.max_recv_sge, wqe, 0);
+		active = err != -ENOENT;
+	}
+	if (active)
+		WRITE_ONCE(qp->resp.wqe_active, true);
 	spin_unlock(&qp->rq_lock);
 	return err;
 }
@@ -318,6 +347,7 @@ static bool sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 		.src_qp = qp->params.dest_qpn,
 		.port_num = SROCE_PORT_NUM,
 	};
+	bool active;
 	int ret;
 
 	if (imm) {
@@ -327,8 +357,13 @@ static bool sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 		wc.ex.invalidate_rkey = be32_to_cpu(*inv);
 		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
-	qp->resp.wqe_active = false;
-	ret = sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, solicited);
+	spin_lock(&qp->rq_lock);
+	/* A move to ERR may have flushed it already: it completes once. */
+	active = qp->resp.wqe_active;
+	WRITE_ONCE(qp->resp.wqe_active, false);
+	ret = active ? sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num,
+				    solicited) : 0;
+	spin_unlock(&qp->rq_lock);
 	/* Overflowed: the CQ is in error; the request must not be ACKed. */
 	if (ret < 0)
 		qp->resp.cq_lost = true;
@@ -349,15 +384,14 @@ sroce_resp_send(struct sroce_qp *qp, const struct sk_buff *skb,
 		err = sroce_resp_take_wqe(qp);
 		if (err == -ENOENT)
 			return SROCE_RESP_RNR;
-		resp->wqe_active = true;
 		resp->received = 0;
 		if (err) {
-			*notify |= sroce_resp_complete(qp, IB_WC_LOC_QP_OP_ERR,
+			*notify |= sroce_resp_complete(qp, sroce_resp_take_status(err),
 						       IB_WC_RECV, 0, NULL, NULL, false);
 			return SROCE_RESP_OP_ERR;
 		}
 	}
-	if (!resp->wqe_active)
+	if (!READ_ONCE(resp->wqe_active))
 		return SROCE_RESP_INV_REQ;
 	if (pay > resp->wqe->length - resp->received) {
 		*notify |= sroce_resp_complete(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV,
@@ -436,9 +470,8 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 		err = sroce_resp_take_wqe(qp);
 		if (err == -ENOENT)
 			return SROCE_RESP_RNR;
-		resp->wqe_active = true;
 		if (err) {
-			*notify |= sroce_resp_complete(qp, IB_WC_LOC_QP_OP_ERR,
+			*notify |= sroce_resp_complete(qp, sroce_resp_take_status(err),
 						       IB_WC_RECV_RDMA_WITH_IMM,
 						       0, NULL, NULL, false);
 			return SROCE_RESP_OP_ERR;

@@ -58,7 +58,9 @@ struct sroce_res {
  * @prev: opcode of the previous packet, or SROCE_OPCODE_NONE between
  *	messages
  * @nak_sent: a sequence error NAK went out for the current gap
- * @wqe_active: @wqe holds the receive WQE of the message in progress
+ * @wqe_active: @wqe holds the receive WQE of the message in progress;
+ *	set and cleared under the QP's rq_lock, so that the responder's
+ *	completion and a move to ERR's flush complete it once between them
  * @wqe: that receive WQE, copied out of its ring
  * @received: bytes of the message placed so far
  * @va: next address of the RDMA WRITE in progress
