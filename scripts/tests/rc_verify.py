@@ -45,30 +45,20 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import GID, AHAttr, GlobalRoute
+from pyverbs.addr import GID
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
+
+import rdmatest
+from rdmatest import REMOTE, new_qp, rc_connect, state
 
 MAX_MSG = 1 << 20
 # The control connection's socket priority: loss.sh keeps it out of netem.
 CTL_PRIORITY = 6
-REMOTE = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-          e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
-n = 0
-failed = 0
-
-
-def tap(ok, desc, why=''):
-    global n, failed
-    n += 1
-    failed += not ok
-    print('%s %d - %s' % ('ok' if ok else 'not ok', n, desc), flush=True)
-    if not ok and why:
-        print('# ' + why, flush=True)
+tap = rdmatest.Tap()
 
 
 def pattern(seed, size):
@@ -121,10 +111,8 @@ class End:
         # Per QP: a data area of MAX_MSG, then 8 bytes of atomic target.
         self.stride = MAX_MSG + 64
         self.mr = MR(self.pd, self.stride * nqp + 64, REMOTE)
-        self.qps = [QP(self.pd, QPInitAttr(
-            qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
-            cap=QPCap(max_send_wr=64, max_recv_wr=64, max_send_sge=2,
-                      max_recv_sge=2))) for _ in range(nqp)]
+        self.qps = [new_qp(self.pd, self.cq, max_send_wr=64, max_recv_wr=64,
+                           max_send_sge=2, max_recv_sge=2) for _ in range(nqp)]
         self.psns = [random.randrange(1 << 24) for _ in range(nqp)]
 
     def info(self):
@@ -134,35 +122,9 @@ class End:
 
     def connect(self, peer):
         for i, qp in enumerate(self.qps):
-            qa = QPAttr()
-            qa.qp_state = e.IBV_QPS_INIT
-            qa.pkey_index = 0
-            qa.port_num = 1
-            qa.qp_access_flags = REMOTE
-            qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-                      e.IBV_QP_ACCESS_FLAGS)
-            qa = QPAttr()
-            qa.qp_state = e.IBV_QPS_RTR
-            qa.path_mtu = self.mtu
-            qa.dest_qp_num = peer['qpns'][i]
-            qa.rq_psn = peer['psns'][i]
-            qa.max_dest_rd_atomic = 4
-            qa.min_rnr_timer = 12
-            qa.ah_attr = AHAttr(port_num=1, is_global=1, gr=GlobalRoute(
-                dgid=GID(peer['gid']), sgid_index=self.gid_index, hop_limit=64))
-            qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-                      e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
-                      e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-            qa = QPAttr()
-            qa.qp_state = e.IBV_QPS_RTS
-            qa.sq_psn = self.psns[i]
-            qa.timeout = self.timeout
-            qa.retry_cnt = 7
-            qa.rnr_retry = 7
-            qa.max_rd_atomic = 4
-            qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-                      e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-                      e.IBV_QP_MAX_QP_RD_ATOMIC)
+            rc_connect(qp, GID(peer['gid']), self.gid_index, peer['qpns'][i],
+                       rq_psn=peer['psns'][i], sq_psn=self.psns[i],
+                       mtu=self.mtu, rd_atomic=4, timeout=self.timeout)
 
     def area(self, q):
         return self.mr.buf + q * self.stride
@@ -172,12 +134,7 @@ class End:
             SGE(self.area(q), MAX_MSG, self.mr.lkey)]))
 
     def poll(self, want, timeout=60):
-        got = []
-        end = time.monotonic() + timeout
-        while len(got) < want and time.monotonic() < end:
-            k, wcs = self.cq.poll(want - len(got))
-            got += wcs[:k]
-        return got
+        return rdmatest.poll(self.cq, want, timeout)
 
 
 def server(a):
@@ -248,8 +205,7 @@ def server(a):
             end.qps[req['q']].post_send(wr)
             link.send({'ok': True})
         elif op == 'state':
-            link.send({'state': int(end.qps[req['q']].query(
-                e.IBV_QP_STATE)[0].qp_state)})
+            link.send({'state': int(state(end.qps[req['q']]))})
         elif op == 'word':
             # The 8-byte atomic target of a QP: set it, or report it.
             off = req['q'] * end.stride + MAX_MSG
@@ -257,7 +213,6 @@ def server(a):
                 end.mr.write(struct.pack('<Q', req['set']), 8, off)
             link.send({'value': struct.unpack('<Q', end.mr.read(8, off))[0]})
     tap(True, 'server: served every request of the client')
-    return failed
 
 
 def client(a):
@@ -283,9 +238,11 @@ def client(a):
     rkey, raddr, rstride = peer['rkey'], peer['addr'], peer['stride']
     lkey = end.mr.lkey
     if a.cut:
-        return cut(a, end, link, rkey, raddr)
+        cut(a, end, link, rkey, raddr)
+        return
     if a.jam:
-        return jam(a, end, link, rkey, raddr)
+        jam(a, end, link, rkey, raddr)
+        return
 
     def post(q, wr_id, opcode, size, **kw):
         # pyverbs wants an SGE even for zero bytes: one of length 0.
@@ -418,7 +375,6 @@ def client(a):
             why = 'final %d, want %d (the failing compare swapped?)' % (got, v)
     tap(not why, 'COMPARE_AND_SWAP chain of 16, the last compare failing', why)
     link.send({'op': 'done'})
-    return failed
 
 
 def cut(a, end, link, rkey, raddr):
@@ -457,13 +413,12 @@ def cut(a, end, link, rkey, raddr):
     tap(fail_t is not None and 0.9 * unit <= took <= 1.1 * unit,
         'cut: %.0f ms after the last ACK, between %.0f and %.0f ms' %
         (took * 1e3, 0.9 * unit * 1e3, 1.1 * unit * 1e3))
-    st = end.qps[0].query(e.IBV_QP_STATE)[0].qp_state
+    st = state(end.qps[0])
     tap(st == e.IBV_QPS_ERR, 'cut: the QP is in ERR', 'state %d' % st)
     link.send({'op': 'state', 'q': 0})
     st = link.recv()['state']
     tap(st == e.IBV_QPS_RTS, "cut: the peer's QP is still RTS", 'state %d' % st)
     link.send({'op': 'done'})
-    return failed
 
 
 def jam(a, end, link, rkey, raddr):
@@ -488,10 +443,9 @@ def jam(a, end, link, rkey, raddr):
     tap(len(wcs) == 1 and 0.9 * unit <= took <= 1.1 * unit,
         'jam: %.0f ms after its post, between %.0f and %.0f ms' %
         (took * 1e3, 0.9 * unit * 1e3, 1.1 * unit * 1e3))
-    st = end.qps[0].query(e.IBV_QP_STATE)[0].qp_state
+    st = state(end.qps[0])
     tap(st == e.IBV_QPS_ERR, 'jam: the QP is in ERR', 'state %d' % st)
     link.send({'op': 'done'})
-    return failed
 
 
 def main():
@@ -513,12 +467,13 @@ def main():
     a = p.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(',')]
     try:
-        bad = server(a) if a.role == 'server' else client(a)
+        if a.role == 'server':
+            server(a)
+        else:
+            client(a)
     except Exception as ex:  # a verbs error is a failure, with its reason
         tap(False, '%s: %s' % (a.role, ex))
-        bad = 1
-    print('1..%d' % n, flush=True)
-    sys.exit(1 if bad else 0)
+    sys.exit(tap.done())
 
 
 if __name__ == '__main__':

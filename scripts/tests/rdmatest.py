@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the guest's pyverbs test programs share: TAP lines, the device's
-counters from `rdma statistic`, polling a CQ with a deadline, a QP's state,
-and two RC QPs on one device connected to each other (loopback)."""
+counters from `rdma statistic`, polling a CQ with a deadline, a QP made
+and moved through its states, an RC QP connected to a peer QP (on this
+device or another host's), and two RC QPs on one device connected to each
+other (loopback)."""
 import re
 import subprocess
 import time
@@ -56,6 +58,69 @@ def state(qp):
     return qp.query(e.IBV_QP_STATE)[0].qp_state
 
 
+def new_qp(pd, cq, qp_type=e.IBV_QPT_RC, **cap):
+    """A QP of @qp_type whose sends and receives both complete on @cq;
+    @cap: QPCap's fields (max_send_wr, max_recv_wr...)."""
+    return QP(pd, QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq, cap=QPCap(**cap)))
+
+
+# The attribute mask of each QPAttr field that modify() sets.
+MASK = {
+    'cur_qp_state': e.IBV_QP_CUR_STATE,
+    'pkey_index': e.IBV_QP_PKEY_INDEX,
+    'port_num': e.IBV_QP_PORT,
+    'qp_access_flags': e.IBV_QP_ACCESS_FLAGS,
+    'qkey': e.IBV_QP_QKEY,
+    'ah_attr': e.IBV_QP_AV,
+    'path_mtu': e.IBV_QP_PATH_MTU,
+    'dest_qp_num': e.IBV_QP_DEST_QPN,
+    'rq_psn': e.IBV_QP_RQ_PSN,
+    'max_dest_rd_atomic': e.IBV_QP_MAX_DEST_RD_ATOMIC,
+    'min_rnr_timer': e.IBV_QP_MIN_RNR_TIMER,
+    'sq_psn': e.IBV_QP_SQ_PSN,
+    'timeout': e.IBV_QP_TIMEOUT,
+    'retry_cnt': e.IBV_QP_RETRY_CNT,
+    'rnr_retry': e.IBV_QP_RNR_RETRY,
+    'max_rd_atomic': e.IBV_QP_MAX_QP_RD_ATOMIC,
+}
+
+
+def modify(qp, qp_state, **attrs):
+    """Move @qp to @qp_state with the QPAttr fields @attrs, the mask
+    naming the state and exactly those fields."""
+    qa = QPAttr()
+    qa.qp_state = qp_state
+    mask = e.IBV_QP_STATE
+    for name, value in attrs.items():
+        setattr(qa, name, value)
+        mask |= MASK[name]
+    qp.modify(qa, mask)
+
+
+def rc_connect(qp, gid, gidx, dest_qpn, rq_psn=100, sq_psn=100, access=REMOTE,
+               upto=e.IBV_QPS_RTS, mtu=e.IBV_MTU_1024, rd_atomic=2,
+               min_rnr_timer=12, hop_limit=64, timeout=14, retry_cnt=7,
+               rnr_retry=7):
+    """RC QP @qp from RESET to @upto (INIT, RTR or RTS) on port 1, with
+    @access for the peer; its peer QP @dest_qpn at GID @gid, reached from
+    our GID index @gidx. @rq_psn is the first PSN the peer sends, @sq_psn
+    ours; @rd_atomic both the READs and atomics we answer and those we
+    have outstanding. Returns @qp."""
+    modify(qp, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qp_access_flags=access)
+    if upto == e.IBV_QPS_INIT:
+        return qp
+    modify(qp, e.IBV_QPS_RTR, path_mtu=mtu, dest_qp_num=dest_qpn, rq_psn=rq_psn,
+           max_dest_rd_atomic=rd_atomic, min_rnr_timer=min_rnr_timer,
+           ah_attr=AHAttr(port_num=1, is_global=1,
+                          gr=GlobalRoute(dgid=gid, sgid_index=gidx,
+                                         hop_limit=hop_limit)))
+    if upto == e.IBV_QPS_RTR:
+        return qp
+    modify(qp, e.IBV_QPS_RTS, sq_psn=sq_psn, timeout=timeout, retry_cnt=retry_cnt,
+           rnr_retry=rnr_retry, max_rd_atomic=rd_atomic)
+    return qp
+
+
 def rc_pair(ctx, pd, gid, gidx, b_access=REMOTE, depth=8, **rts):
     """QP a (requester) and b (responder) on one device, connected, each
     with its own CQ. @rts overrides the requester side's attributes:
@@ -64,38 +129,8 @@ def rc_pair(ctx, pd, gid, gidx, b_access=REMOTE, depth=8, **rts):
     qps = []
     for _ in range(2):
         cq = CQ(ctx, 2 * depth)
-        qps.append((QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
-                                      cap=QPCap(max_send_wr=depth,
-                                                max_recv_wr=depth))), cq))
+        qps.append((new_qp(pd, cq, max_send_wr=depth, max_recv_wr=depth), cq))
     for (qp, _), (peer, _), access in ((qps[0], qps[1], REMOTE),
                                        (qps[1], qps[0], b_access)):
-        qa = QPAttr()
-        qa.qp_state = e.IBV_QPS_INIT
-        qa.pkey_index = 0
-        qa.port_num = 1
-        qa.qp_access_flags = access
-        qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-                  e.IBV_QP_ACCESS_FLAGS)
-        qa = QPAttr()
-        qa.qp_state = e.IBV_QPS_RTR
-        qa.path_mtu = e.IBV_MTU_1024
-        qa.dest_qp_num = peer.qp_num
-        qa.rq_psn = 100
-        qa.max_dest_rd_atomic = 2
-        qa.min_rnr_timer = rts.get('min_rnr_timer', 12)
-        qa.ah_attr = AHAttr(port_num=1, is_global=1,
-                            gr=GlobalRoute(dgid=gid, sgid_index=gidx, hop_limit=64))
-        qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-                  e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
-                  e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-        qa = QPAttr()
-        qa.qp_state = e.IBV_QPS_RTS
-        qa.sq_psn = 100
-        qa.timeout = rts.get('timeout', 14)
-        qa.retry_cnt = rts.get('retry_cnt', 7)
-        qa.rnr_retry = rts.get('rnr_retry', 7)
-        qa.max_rd_atomic = 2
-        qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-                  e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-                  e.IBV_QP_MAX_QP_RD_ATOMIC)
+        rc_connect(qp, gid, gidx, peer.qp_num, access=access, **rts)
     return qps
