@@ -9,41 +9,33 @@ will see). Prints TAP.
 Usage: ingress.py DEV NETNS SRC_ADDR DST_ADDR"""
 import ctypes
 import os
-import re
 import socket
 import struct
-import subprocess
 import sys
 import time
 import zlib
 
 import pyverbs.enums as e
-from pyverbs.addr import GID, AHAttr, GlobalRoute
+from pyverbs.addr import GID
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
+
+import rdmatest
+from rdmatest import REMOTE, modify, new_qp, rc_connect, state
 
 DEV, NETNS, SRC, DST = sys.argv[1:5]
 SPORT, DPORT = 49152, 4791
 CLONE_NEWNET = 0x40000000
-n = 0
-failed = 0
-
-
-def tap(ok, desc):
-    global n, failed
-    n += 1
-    failed += not ok
-    print('%s %d - %s' % ('ok' if ok else 'not ok', n, desc), flush=True)
+tap = rdmatest.Tap()
 
 
 def counters():
-    out = subprocess.run(['rdma', 'statistic', 'show', 'link', DEV + '/1'],
-                         capture_output=True, text=True, check=True).stdout
-    return {k: int(v) for k, v in re.findall(r'((?:rx|tx)_\w+) (\d+)', out)}
+    """The packet counters (rx_*, tx_*), by name."""
+    return {k: v for k, v in rdmatest.counters(DEV).items()
+            if k.startswith(('rx_', 'tx_'))}
 
 
 def peer_socket(raw=False):
@@ -127,36 +119,15 @@ for _ in range(100):
         break
     time.sleep(0.1)
 if our_gid is None:
-    print('not ok 1 - the GID of %s appears in the table' % DST)
-    print('1..1')
-    sys.exit(1)
+    tap(False, 'the GID of %s appears in the table' % DST)
+    sys.exit(tap.done())
 
 
-def rc_qp(state, access=0):
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
-                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_INIT
-    qa.pkey_index = 0
-    qa.port_num = 1
-    qa.qp_access_flags = access
-    qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_ACCESS_FLAGS)
-    if state == e.IBV_QPS_INIT:
-        return qp
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_RTR
-    qa.path_mtu = e.IBV_MTU_1024
-    qa.dest_qp_num = 0x123
-    qa.rq_psn = 0
-    qa.max_dest_rd_atomic = 1
-    qa.min_rnr_timer = 1
-    qa.ah_attr = AHAttr(port_num=1, is_global=1,
-                        gr=GlobalRoute(dgid=GID(gid_text(SRC)), sgid_index=our_gid))
-    qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC |
-              e.IBV_QP_MIN_RNR_TIMER)
-    return qp
+def rc_qp(upto, access=0):
+    """A QP in INIT or RTR, its peer QP 0x123 at SRC (the peer namespace)."""
+    return rc_connect(new_qp(pd, cq, max_send_wr=4, max_recv_wr=4),
+                      GID(gid_text(SRC)), our_gid, 0x123, rq_psn=0, access=access,
+                      upto=upto, rd_atomic=1, min_rnr_timer=1, hop_limit=1)
 
 
 rtr = rc_qp(e.IBV_QPS_RTR)
@@ -222,8 +193,6 @@ tap(got['rx_packets'] == rounds * burst and
 # Requests the responder must refuse with a NAK naming the error (IBTA
 # 9.7.5.2), the QP then in ERR. User space cannot send them through the
 # rxe provider (it checks atomic alignment itself), so they are crafted.
-REMOTE = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
-          e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 mr = MR(pd, 4096, REMOTE)
 READ_REQUEST, CMP_SWAP, FETCH_ADD = 0x0c, 0x13, 0x14
 NAK_INV_REQ, NAK_REM_ACCESS = 0x61, 0x62
@@ -278,7 +247,7 @@ for desc, want, build in nak_cases:
     # BTH (12 bytes), then the AETH's syndrome.
     got = ans[12] if len(ans) >= 16 and ans[0] == ACK else None
     after = counters()
-    st = qp.query(e.IBV_QP_STATE)[0].qp_state
+    st = state(qp)
     tap(got == want and st == e.IBV_QPS_ERR and
         after['tx_nak_error'] - before['tx_nak_error'] == 1,
         '%s: NAK 0x%x, the QP in ERR, tx_nak_error +1 (got %s, state %d)' %
@@ -293,15 +262,8 @@ for desc, want, build in nak_cases:
 # answers the SEND (its peer is QP 0x123 in the other namespace) and the
 # ACK timer is off (timeout 0).
 qp = rc_qp(e.IBV_QPS_RTR)
-qa = QPAttr()
-qa.qp_state = e.IBV_QPS_RTS
-qa.sq_psn = 1000
-qa.timeout = 0
-qa.retry_cnt = 7
-qa.rnr_retry = 7
-qa.max_rd_atomic = 1
-qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-          e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY | e.IBV_QP_MAX_QP_RD_ATOMIC)
+modify(qp, e.IBV_QPS_RTS, sq_psn=1000, timeout=0, retry_cnt=7, rnr_retry=7,
+       max_rd_atomic=1)
 qp.post_send(SendWR(wr_id=5, opcode=e.IBV_WR_SEND, num_sge=1,
                     sg=[SGE(mr.buf, 16, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED))
 time.sleep(0.5)
@@ -344,5 +306,4 @@ mr.close()
 cq.close()
 pd.close()
 ctx.close()
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+sys.exit(tap.done())

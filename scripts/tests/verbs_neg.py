@@ -22,15 +22,10 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
-n = 0
-failed = 0
+import rdmatest
+from rdmatest import state
 
-
-def tap(ok, desc):
-    global n, failed
-    n += 1
-    failed += not ok
-    print('%s %d - %s' % ('ok' if ok else 'not ok', n, desc))
+tap = rdmatest.Tap()
 
 
 def refused(desc, want, fn):
@@ -121,19 +116,25 @@ tap(len(set(b - a for a, b in zip(nums, nums[1:]))) > 1, 'QP numbers are not a s
 qp = qps[0]
 
 
-def modify(desc, want, state, mask, **fields):
-    qa = QPAttr()
-    qa.qp_state = state
-    for k, v in fields.items():
-        setattr(qa, k, v)
+def outcome(desc, want, fn):
+    """want: the errno fn() must fail with, or None: it must succeed."""
     try:
-        qp.modify(qa, mask)
+        fn()
     except PyverbsRDMAError as ex:
         tap(want is not None and ex.error_code == want, '%s: %s (got %s)' % (
             desc, errno.errorcode.get(want, 'success'),
             errno.errorcode.get(ex.error_code, ex.error_code)))
         return
     tap(want is None, '%s: %s (it succeeded)' % (desc, errno.errorcode.get(want, 'success')))
+
+
+def modify(desc, want, qp_state, mask, **fields):
+    """modify_qp with exactly @mask, right or wrong for the fields."""
+    qa = QPAttr()
+    qa.qp_state = qp_state
+    for k, v in fields.items():
+        setattr(qa, k, v)
+    outcome(desc, want, lambda: qp.modify(qa, mask))
 
 
 INIT_MASK = (e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
@@ -147,13 +148,13 @@ modify('RESET to INIT with PKey index 1', errno.EINVAL, e.IBV_QPS_INIT, INIT_MAS
        port_num=1, pkey_index=1)
 modify('RESET to INIT', None, e.IBV_QPS_INIT, INIT_MASK, port_num=1, pkey_index=0,
        qp_access_flags=e.IBV_ACCESS_REMOTE_WRITE)
-tap(qp.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_INIT, 'query says INIT')
+tap(state(qp) == e.IBV_QPS_INIT, 'query says INIT')
 modify('INIT to RTR with nothing but the state', errno.EINVAL, e.IBV_QPS_RTR,
        e.IBV_QP_STATE)
 modify('INIT to RTS', errno.EINVAL, e.IBV_QPS_RTS, e.IBV_QP_STATE)
 modify('INIT to ERR', None, e.IBV_QPS_ERR, e.IBV_QP_STATE)
 modify('ERR to RESET', None, e.IBV_QPS_RESET, e.IBV_QP_STATE)
-tap(qp.query(e.IBV_QP_STATE)[0].qp_state == e.IBV_QPS_RESET, 'query says RESET')
+tap(state(qp) == e.IBV_QPS_RESET, 'query says RESET')
 for q in qps:
     q.close()
 
@@ -227,14 +228,7 @@ tap(q.max_wr >= 16 and q.max_sge == 2 and q.srq_limit == 0,
 
 
 def srq_modify(desc, want, mask, **fields):
-    try:
-        srq.modify(SrqAttr(**fields), mask)
-    except PyverbsRDMAError as ex:
-        tap(want is not None and ex.error_code == want, '%s: %s (got %s)' % (
-            desc, errno.errorcode.get(want, 'success'),
-            errno.errorcode.get(ex.error_code, ex.error_code)))
-        return
-    tap(want is None, '%s: %s (it succeeded)' % (desc, errno.errorcode.get(want, 'success')))
+    outcome(desc, want, lambda: srq.modify(SrqAttr(**fields), mask))
 
 
 srq_modify('SRQ limit as large as the SRQ', errno.EINVAL, e.IBV_SRQ_LIMIT,
@@ -304,5 +298,4 @@ rcq.close()
 cq.close()
 pd.close()
 ctx.close()
-print('1..%d' % n)
-sys.exit(1 if failed else 0)
+sys.exit(tap.done())
