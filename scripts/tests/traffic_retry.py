@@ -21,11 +21,10 @@ import pyverbs.enums as e
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 import rdmatest
-from rdmatest import REMOTE, poll, state
+from rdmatest import REMOTE, modify, poll, state
 
 DEV, GIDX = sys.argv[1], int(sys.argv[2])
 SIZE = 8192
@@ -47,12 +46,6 @@ def pair(**rts):
 def send(length):
     return SendWR(wr_id=1, opcode=e.IBV_WR_SEND, num_sge=1,
                   sg=[SGE(mr.buf, length, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
-
-
-def to_error(qp):
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_ERR
-    qp.modify(qa, e.IBV_QP_STATE)
 
 
 def delta(before, name):
@@ -109,7 +102,7 @@ del a, b
 TIMEOUT = 18
 for retry_cnt in (0, 3):
     (a, acq), (b, bcq) = pair(timeout=TIMEOUT, retry_cnt=retry_cnt)
-    to_error(b)
+    modify(b, e.IBV_QPS_ERR)
     before = counters()
     wr = SendWR(wr_id=1, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
                 sg=[SGE(mr.buf, 64, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
@@ -141,7 +134,7 @@ armed = delta(before, 'rx_rnr_nak') >= 1
 tap(armed, 'an RNR NAK received: the RNR timer armed')
 a.close()
 (c, ccq), (d, dcq) = pair(timeout=18)               # 1.07 s ACK timeout
-to_error(d)
+modify(d, e.IBV_QPS_ERR)
 c.post_send(send(64))
 tap(not poll(ccq, 1, timeout=0.1), 'a WRITE unanswered: the ACK timer armed')
 c.close()

@@ -15,11 +15,11 @@ from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 import rdmatest
-from rdmatest import poll, state
+from rdmatest import modify, new_qp, poll, state
 
 DEV, GIDX = sys.argv[1], int(sys.argv[2])
 QKEY = 0x1234
@@ -38,22 +38,10 @@ ah = AH(pd, attr=AHAttr(port_num=1, is_global=1,
 
 def ud_qp():
     cq = CQ(ctx, 32)
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=cq, rcq=cq,
-                           cap=QPCap(max_send_wr=16, max_recv_wr=16)))
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_INIT
-    qa.pkey_index = 0
-    qa.port_num = 1
-    qa.qkey = QKEY
-    qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_QKEY)
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_RTR
-    qp.modify(qa, e.IBV_QP_STATE)
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_RTS
-    qa.sq_psn = 0
-    qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN)
+    qp = new_qp(pd, cq, e.IBV_QPT_UD, max_send_wr=16, max_recv_wr=16)
+    modify(qp, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qkey=QKEY)
+    modify(qp, e.IBV_QPS_RTR)
+    modify(qp, e.IBV_QPS_RTS, sq_psn=0)
     return qp, cq
 
 
@@ -181,10 +169,7 @@ try:
         state(a) == e.IBV_QPS_SQE,
         'RDMA WRITE on UD: completes LOC_QP_OP_ERR, QP in SQE',
         'got %s, state %d' % ([(w.wr_id, w.status) for w in wcs], state(a)))
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_RTS
-    qa.cur_qp_state = e.IBV_QPS_SQE
-    a.modify(qa, e.IBV_QP_STATE | e.IBV_QP_CUR_STATE)
+    modify(a, e.IBV_QPS_RTS, cur_qp_state=e.IBV_QPS_SQE)
 except PyverbsRDMAError as err:
     tap(err.error_code == 22, 'RDMA WRITE on UD: refused at post (EINVAL)',
         'errno %d' % err.error_code)
