@@ -18,18 +18,33 @@ diag() { sed 's/^/# /'; }
 # link_counter DEV NAME: the value of the sroce counter NAME of DEV's port 1.
 link_counter() { rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1; }
 
-# check DESCRIPTION COMMAND...: ok when the command exits 0.
+# check DESCRIPTION COMMAND...: ok when the command exits 0. Returns 0
+# when ok, 1 when not, so that a caller can chain on it. (No suite runs
+# under set -e: a check that fails never ends one.)
 check() {
 	local d=$1 out
 	shift
-	if out=$("$@" 2>&1); then ok "$d"; else not_ok "$d"; printf '%s\n' "$out" | diag; fi
+	if out=$("$@" 2>&1); then
+		ok "$d"
+		return 0
+	fi
+	not_ok "$d"
+	printf '%s\n' "$out" | diag
+	return 1
 }
 
 # check_fails DESCRIPTION COMMAND...: ok when the command exits non-zero.
+# Returns 0 when ok, 1 when not.
 check_fails() {
 	local d=$1 out
 	shift
-	if out=$("$@" 2>&1); then not_ok "$d (succeeded)"; printf '%s\n' "$out" | diag; else ok "$d"; fi
+	if out=$("$@" 2>&1); then
+		not_ok "$d (succeeded)"
+		printf '%s\n' "$out" | diag
+		return 1
+	fi
+	ok "$d"
+	return 0
 }
 
 # wait_for SECONDS COMMAND...: poll until the command succeeds.
