@@ -80,6 +80,18 @@ tap_relay() {
 	done <"$1"
 }
 
+# tap_program SECONDS PROGRAM ARGS...: the TAP program scripts/tests/PROGRAM
+# (Python) run with ARGS for at most SECONDS (0: no limit), its TAP folded
+# into ours, then a line for its exit status. Returns 0 when it exited 0.
+tap_program() {
+	local secs=$1 prog=$2 rc=0
+	shift 2
+	timeout "$secs" python3 "$SROCE_SRC/scripts/tests/$prog" "$@" >"/tmp/$prog.tap" 2>&1 || rc=$?
+	tap_relay "/tmp/$prog.tap"
+	if [ $rc = 0 ]; then ok "$prog exited 0"; else not_ok "$prog exited $rc"; fi
+	[ $rc = 0 ]
+}
+
 # gid_match DEVICE PATTERN: the index of DEVICE's first GID that matches
 # PATTERN, or failure. ib_core fills a RoCE table from the bottom, so the
 # first sixteen entries are read first, in index order, and the whole

@@ -58,25 +58,13 @@ z1=$(link_counter sroce0 tx_zcopy)
 check "packets sent without a copy (tx_zcopy +$((z1 - z0)))" [ "$((z1 - z0))" -gt 0 ]
 
 # Requests that must fail: exact statuses on both sides, NAK counters.
-rc=0
-timeout 300 python3 "$SROCE_SRC/scripts/tests/traffic_neg.py" sroce0 "$g4" \
-	>/tmp/neg.tap 2>&1 || rc=$?
-tap_relay /tmp/neg.tap
-if [ $rc = 0 ]; then ok "traffic_neg.py exited 0"; else not_ok "traffic_neg.py exited $rc"; fi
+tap_program 300 traffic_neg.py sroce0 "$g4"
 # Retry limits: RNR waits and exhaustion, ACK timeouts and their bound.
-rc=0
-timeout 300 python3 "$SROCE_SRC/scripts/tests/traffic_retry.py" sroce0 "$g4" \
-	>/tmp/retry.tap 2>&1 || rc=$?
-tap_relay /tmp/retry.tap
-if [ $rc = 0 ]; then ok "traffic_retry.py exited 0"; else not_ok "traffic_retry.py exited $rc"; fi
+tap_program 300 traffic_retry.py sroce0 "$g4"
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 # UD datagrams: the good one and those dropped (ud_neg.py). Last: its
 # larger-than-MTU send is counted as tx_drop.
-rc=0
-timeout 300 python3 "$SROCE_SRC/scripts/tests/ud_neg.py" sroce0 "$g4" \
-	>/tmp/ud.tap 2>&1 || rc=$?
-tap_relay /tmp/ud.tap
-if [ $rc = 0 ]; then ok "ud_neg.py exited 0"; else not_ok "ud_neg.py exited $rc"; fi
+tap_program 300 ud_neg.py sroce0 "$g4"
 rdma statistic show link sroce0/1 | diag
 rdma link delete sroce0
 tap_done
