@@ -7,13 +7,10 @@ namespace (IPv6 has no IP ID, so the test can compute the ICRC the kernel
 will see). Prints TAP.
 
 Usage: ingress.py DEV NETNS SRC_ADDR DST_ADDR"""
-import ctypes
-import os
 import socket
 import struct
 import sys
 import time
-import zlib
 
 import pyverbs.enums as e
 from pyverbs.addr import GID
@@ -24,11 +21,14 @@ from pyverbs.pd import PD
 from pyverbs.wr import SGE, SendWR
 
 import rdmatest
+import roce
 from rdmatest import REMOTE, modify, new_qp, rc_connect, state
+from roce import (ACK, ACK_SYN, CMP_SWAP, FETCH_ADD, NAK_INV_REQ, NAK_REM_ACCESS,
+                  NAK_SEQ_SYN, READ_REQUEST, RESERVED, ROCE_PORT, SEND_ONLY,
+                  UD_SEND_ONLY, WRITE_ONLY)
 
 DEV, NETNS, SRC, DST = sys.argv[1:5]
-SPORT, DPORT = 49152, 4791
-CLONE_NEWNET = 0x40000000
+SPORT = 49152
 tap = rdmatest.Tap()
 
 
@@ -38,46 +38,9 @@ def counters():
             if k.startswith(('rx_', 'tx_'))}
 
 
-def peer_socket(raw=False):
-    """A UDP socket in the peer namespace, bound to SRC:SPORT; or, raw, one
-    that sees every UDP datagram coming to the peer."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    home = os.open('/proc/self/ns/net', os.O_RDONLY)
-    there = os.open('/run/netns/' + NETNS, os.O_RDONLY)
-    try:
-        if libc.setns(there, CLONE_NEWNET):
-            raise OSError(ctypes.get_errno(), 'setns')
-        if raw:
-            s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_UDP)
-        else:
-            s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-            s.bind((SRC, SPORT))
-    finally:
-        libc.setns(home, CLONE_NEWNET)
-        os.close(home)
-        os.close(there)
-    return s
-
-
-def icrc(roce):
-    """The ICRC of a RoCEv2 datagram (BTH on, without ICRC) sent SRC -> DST."""
-    udp_len = 8 + len(roce) + 4
-    ip6 = (b'\x6f\xff\xff\xff' + struct.pack('>HBB', udp_len, 17, 0xff) +
-           socket.inet_pton(socket.AF_INET6, SRC) + socket.inet_pton(socket.AF_INET6, DST))
-    udp = struct.pack('>HHH', SPORT, DPORT, udp_len) + b'\xff\xff'
-    bth = roce[:4] + b'\xff' + roce[5:12]
-    return struct.pack('<I', zlib.crc32(b'\xff' * 8 + ip6 + udp + bth + roce[12:]))
-
-
-def packet(opcode, qpn, payload=b'', pad=0, tver=0, pkey=0xffff, ext=b'',
-           bad_icrc=False, ackreq=False, psn=0):
-    bth = struct.pack('>BBHII', opcode, (pad << 4) | tver, pkey, qpn & 0xffffff,
-                      (ackreq << 31) | psn)
-    roce = bth + ext + payload + b'\0' * pad
-    crc = icrc(roce)
-    if bad_icrc:
-        crc = bytes([crc[0] ^ 1]) + crc[1:]
-    return roce + crc
+def packet(*args, **kw):
+    """A RoCEv2 datagram from SRC:SPORT to DST (roce.packet's arguments)."""
+    return roce.packet(SRC, DST, SPORT, *args, **kw)
 
 
 def wait_packets(want, timeout=10):
@@ -89,11 +52,11 @@ def wait_packets(want, timeout=10):
     return counters()
 
 
-sock = peer_socket()
+sock = roce.peer_socket(NETNS, SRC, SPORT)
 
 
 def send(data):
-    sock.sendto(data, (DST, DPORT))
+    sock.sendto(data, (DST, ROCE_PORT))
 
 
 ctx = Context(name=DEV)
@@ -101,23 +64,8 @@ pd = PD(ctx)
 cq = CQ(ctx, 16)
 
 
-def gid_text(addr):
-    raw = socket.inet_pton(socket.AF_INET6, addr)
-    return ':'.join(raw[i:i + 2].hex() for i in range(0, 16, 2))
-
-
 # The QPs' answers (RNR NAKs) go to the peer, where no RDMA device listens.
-our_gid = None
-for _ in range(100):
-    for i in range(16):
-        try:
-            if str(ctx.query_gid(1, i)) == gid_text(DST):
-                our_gid = i
-        except Exception:
-            pass
-    if our_gid is not None:
-        break
-    time.sleep(0.1)
+our_gid = rdmatest.gid_index(ctx, roce.gid_text(DST))
 if our_gid is None:
     tap(False, 'the GID of %s appears in the table' % DST)
     sys.exit(tap.done())
@@ -126,7 +74,7 @@ if our_gid is None:
 def rc_qp(upto, access=0):
     """A QP in INIT or RTR, its peer QP 0x123 at SRC (the peer namespace)."""
     return rc_connect(new_qp(pd, cq, max_send_wr=4, max_recv_wr=4),
-                      GID(gid_text(SRC)), our_gid, 0x123, rq_psn=0, access=access,
+                      GID(roce.gid_text(SRC)), our_gid, 0x123, rq_psn=0, access=access,
                       upto=upto, rd_atomic=1, min_rnr_timer=1, hop_limit=1)
 
 
@@ -135,7 +83,6 @@ init = rc_qp(e.IBV_QPS_INIT)
 nobody = (rtr.qp_num + 0x1000) & 0xffffff
 while nobody in (0, 1, 0xffffff, rtr.qp_num, init.qp_num):
     nobody = (nobody + 0x1000) & 0xffffff
-SEND_ONLY, WRITE_ONLY, ACK, RESERVED, UD_SEND_ONLY = 0x04, 0x0a, 0x11, 0x1f, 0x64
 
 cases = [
     # Nothing is posted: the responder answers with an RNR NAK.
@@ -194,8 +141,6 @@ tap(got['rx_packets'] == rounds * burst and
 # 9.7.5.2), the QP then in ERR. User space cannot send them through the
 # rxe provider (it checks atomic alignment itself), so they are crafted.
 mr = MR(pd, 4096, REMOTE)
-READ_REQUEST, CMP_SWAP, FETCH_ADD = 0x0c, 0x13, 0x14
-NAK_INV_REQ, NAK_REM_ACCESS = 0x61, 0x62
 
 
 def atomic_eth(va, rkey):
@@ -209,10 +154,10 @@ nak_cases = [
      lambda: packet(FETCH_ADD, qp.qp_num, ext=atomic_eth(mr.buf + 4096, mr.rkey), ackreq=True)),
     ('an RDMA READ of 2 GiB + 1 (over the IBTA maximum)', NAK_INV_REQ,
      lambda: packet(READ_REQUEST, qp.qp_num, ackreq=True,
-                    ext=struct.pack('>QII', mr.buf, mr.rkey, (1 << 31) + 1))),
+                    ext=roce.reth(mr.buf, mr.rkey, (1 << 31) + 1))),
     ('an RDMA READ with an rkey of another key index', NAK_REM_ACCESS,
      lambda: packet(READ_REQUEST, qp.qp_num, ackreq=True,
-                    ext=struct.pack('>QII', mr.buf, mr.rkey ^ 0x100, 8))),
+                    ext=roce.reth(mr.buf, mr.rkey ^ 0x100, 8))),
 ]
 
 
@@ -224,14 +169,14 @@ def answer():
             d = answers.recv(512)
         except socket.timeout:
             break
-        if len(d) > 8 and struct.unpack('>H', d[2:4])[0] == DPORT:
+        if len(d) > 8 and struct.unpack('>H', d[2:4])[0] == ROCE_PORT:
             return d[8:]
     return b''
 
 
 # What the QPs answer from here on: the peer's sroce socket drops it (no
 # device there); a raw socket sees it first.
-answers = peer_socket(raw=True)
+answers = roce.peer_socket(NETNS, SRC, SPORT, raw=True)
 for desc, want, build in nak_cases:
     qp = rc_qp(e.IBV_QPS_RTR, REMOTE)
     answers.setblocking(False)
@@ -267,11 +212,10 @@ modify(qp, e.IBV_QPS_RTS, sq_psn=1000, timeout=0, retry_cnt=7, rnr_retry=7,
 qp.post_send(SendWR(wr_id=5, opcode=e.IBV_WR_SEND, num_sge=1,
                     sg=[SGE(mr.buf, 16, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED))
 time.sleep(0.5)
-ACK_SYN, NAK_SEQ_SYN = 0x1f, 0x60
 
 
 def aeth_packet(psn, syndrome):
-    return packet(ACK, qp.qp_num, psn=psn, ext=struct.pack('>I', (syndrome << 24) | 1))
+    return packet(ACK, qp.qp_num, psn=psn, ext=roce.aeth(syndrome))
 
 
 for desc, psn, syn, moved, want in (

@@ -58,6 +58,24 @@ def state(qp):
     return qp.query(e.IBV_QP_STATE)[0].qp_state
 
 
+def gid_index(ctx, gid, tries=100):
+    """The index of GID @gid (its text) among the first 16 of port 1, the
+    last that holds it; asked again every 0.1 s while the table fills,
+    @tries times at most. None if it never appears."""
+    for _ in range(tries):
+        found = None
+        for i in range(16):
+            try:
+                if str(ctx.query_gid(1, i)) == gid:
+                    found = i
+            except Exception:
+                pass
+        if found is not None:
+            return found
+        time.sleep(0.1)
+    return None
+
+
 def new_qp(pd, cq, qp_type=e.IBV_QPT_RC, **cap):
     """A QP of @qp_type whose sends and receives both complete on @cq;
     @cap: QPCap's fields (max_send_wr, max_recv_wr...)."""
