@@ -12,17 +12,16 @@ import sys
 import time
 
 import pyverbs.enums as e
-from pyverbs.addr import GID, AHAttr, GlobalRoute
+from pyverbs.addr import GID
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 import rdmatest
 import roce
-from rdmatest import REMOTE, poll, state
+from rdmatest import REMOTE, new_qp, poll, rc_connect, state
 
 DEV, NETNS, PEER, OFFPATH, OURS = sys.argv[1:6]
 SPORT, PEER_QPN, MTU = 49152, 0x123, 1024
@@ -49,17 +48,7 @@ def moved(before, *names):
 
 ctx = Context(name=DEV)
 pd = PD(ctx)
-gidx = None
-for _ in range(100):
-    for i in range(16):
-        try:
-            if str(ctx.query_gid(1, i)) == roce.gid_text(OURS):
-                gidx = i
-        except Exception:
-            pass
-    if gidx is not None:
-        break
-    time.sleep(0.1)
+gidx = rdmatest.gid_index(ctx, roce.gid_text(OURS))
 if gidx is None:
     tap(False, 'the GID of %s appears in the table' % OURS)
     sys.exit(tap.done())
@@ -70,37 +59,10 @@ def rc_qp(rts=True, recvs=0, cqe=32):
     """An RC QP whose peer is QP PEER_QPN at PEER, expecting PSN 0 and
     sending from PSN 1000, no ACK timer; with its own CQ of @cqe."""
     cq = CQ(ctx, cqe)
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
-                           cap=QPCap(max_send_wr=8, max_recv_wr=8)))
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_INIT
-    qa.pkey_index = 0
-    qa.port_num = 1
-    qa.qp_access_flags = REMOTE
-    qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_ACCESS_FLAGS)
-    qa = QPAttr()
-    qa.qp_state = e.IBV_QPS_RTR
-    qa.path_mtu = e.IBV_MTU_1024
-    qa.dest_qp_num = PEER_QPN
-    qa.rq_psn = 0
-    qa.max_dest_rd_atomic = 1
-    qa.min_rnr_timer = 1
-    qa.ah_attr = AHAttr(port_num=1, is_global=1,
-                        gr=GlobalRoute(dgid=GID(roce.gid_text(PEER)), sgid_index=gidx))
-    qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC |
-              e.IBV_QP_MIN_RNR_TIMER)
-    if rts:
-        qa = QPAttr()
-        qa.qp_state = e.IBV_QPS_RTS
-        qa.sq_psn = 1000
-        qa.timeout = 0
-        qa.retry_cnt = 7
-        qa.rnr_retry = 7
-        qa.max_rd_atomic = 1
-        qp.modify(qa, e.IBV_QP_STATE | e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT |
-                  e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY | e.IBV_QP_MAX_QP_RD_ATOMIC)
+    qp = rc_connect(new_qp(pd, cq, max_send_wr=8, max_recv_wr=8),
+                    GID(roce.gid_text(PEER)), gidx, PEER_QPN, rq_psn=0, sq_psn=1000,
+                    upto=e.IBV_QPS_RTS if rts else e.IBV_QPS_RTR, rd_atomic=1,
+                    min_rnr_timer=1, hop_limit=1, timeout=0)
     for i in range(recvs):
         qp.post_recv(RecvWR(wr_id=i, num_sge=1, sg=[SGE(mr.buf, 4 * MTU, mr.lkey)]))
     return qp, cq
@@ -236,22 +198,8 @@ gid = ctx.query_gid(1, gidx)
 (a, acq), (b, bcq) = rdmatest.rc_pair(ctx, pd, gid, gidx, timeout=10, retry_cnt=1)
 b.post_recv(RecvWR(wr_id=9, num_sge=1, sg=[SGE(mr.buf, MTU, mr.lkey)]))
 ccq = CQ(ctx, 8)
-c = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=ccq, rcq=ccq,
-                      cap=QPCap(max_send_wr=2, max_recv_wr=2)))
-for st, mask in ((e.IBV_QPS_INIT, e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT | e.IBV_QP_ACCESS_FLAGS),
-                 (e.IBV_QPS_RTR, e.IBV_QP_AV | e.IBV_QP_PATH_MTU | e.IBV_QP_DEST_QPN |
-                  e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER),
-                 (e.IBV_QPS_RTS, e.IBV_QP_SQ_PSN | e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT |
-                  e.IBV_QP_RNR_RETRY | e.IBV_QP_MAX_QP_RD_ATOMIC)):
-    qa = QPAttr()
-    qa.qp_state = st
-    qa.port_num, qa.qp_access_flags = 1, REMOTE
-    qa.path_mtu, qa.dest_qp_num, qa.rq_psn = e.IBV_MTU_1024, b.qp_num, 100
-    qa.max_dest_rd_atomic, qa.min_rnr_timer = 1, 12
-    qa.ah_attr = AHAttr(port_num=1, is_global=1,
-                        gr=GlobalRoute(dgid=gid, sgid_index=gidx, hop_limit=64))
-    qa.sq_psn, qa.timeout, qa.retry_cnt, qa.rnr_retry, qa.max_rd_atomic = 100, 10, 1, 1, 1
-    c.modify(qa, e.IBV_QP_STATE | mask)
+c = rc_connect(new_qp(pd, ccq, max_send_wr=2, max_recv_wr=2), gid, gidx, b.qp_num,
+               rd_atomic=1, timeout=10, retry_cnt=1, rnr_retry=1)
 before = counters()
 c.post_send(SendWR(wr_id=3, opcode=e.IBV_WR_SEND, num_sge=1,
                    sg=[SGE(mr.buf, 16, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED))
