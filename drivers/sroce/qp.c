@@ -92,6 +92,23 @@ bool sroce_qp_flush_rq(struct sroce_qp *qp)
 }
 
 /*
+ * Enter @next (ERR or SQE) for the requesters first: from here on they
+ * read no WQE's memory (sroce_wqe_gather() looks at the state), and the
+ * read one may be doing ends before its WQE is flushed; a consumer frees
+ * what a flushed WQE pointed to. The read is short (a packet's payload)
+ * and takes none of the QP's locks.
+ */
+static void sroce_qp_stop_gather(struct sroce_qp *qp, enum ib_qp_state next)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	WRITE_ONCE(qp->state, next);
+	/* The state before the flag (pairs with sroce_wqe_gather()). */
+	smp_mb();
+	while (READ_ONCE(qp->req.gathering))
+		cpu_relax();
+}
+
+/*
  * The receive WQE the responder took for a message that never ended (a
  * SEND cut after its FIRST) is off the ring already: it completes flushed
  * here, or it would never complete at all. Who clears wqe_active under
@@ -143,12 +160,15 @@ void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)
 			break;
 		}
 		/* UD and UC: the send queue alone is in error (IBTA 10.3.1). */
-		if (qp->state != IB_QPS_SQE)
+		if (qp->state != IB_QPS_SQE) {
+			sroce_qp_stop_gather(qp, next);
 			notify_s = sroce_qp_flush_sq(qp);
+		}
 		break;
 	case IB_QPS_ERR:
 		if (qp->state == IB_QPS_ERR)
 			break;
+		sroce_qp_stop_gather(qp, next);
 		notify_s = sroce_qp_flush_sq(qp);
 		/* Taken before anything still on the ring: flushed first. */
 		notify_r = sroce_qp_flush_active(qp);

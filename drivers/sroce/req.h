@@ -78,6 +78,8 @@ enum {
  * @path: where packets go, set on entering RTR
  * @dst_cache: the route to @path, for the requester's and the responder's
  *	packets (RC); reset when @path changes
+ * @gathering: the requester reads the memory of a WQE now
+ *	(sroce_wqe_gather()); a move to ERR or SQE waits for it to fall
  * @peer_local: an RC QP whose @path, on entering RTR, was routed to this
  *	host: a user's doorbell queues @work rather than running the pass
  *	(Documentation/datapath.rst, "Requester")
@@ -119,6 +121,7 @@ struct sroce_req {
 	struct timer_list rnr_timer;
 	struct sroce_path path;
 	struct dst_cache dst_cache;
+	bool gathering;
 	bool peer_local;
 	int cpu;
 };

@@ -152,8 +152,8 @@ static void sroce_gather_piece(void *ctx, void *kaddr, u32 len)
 }
 
 /* The next @len bytes of the message, through its lkeys, into @dst. */
-int sroce_wqe_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
-		     u8 *dst, u32 len)
+static int sroce_wqe_copy(struct sroce_qp *qp, const struct sroce_swqe *w,
+			  u8 *dst, u32 len)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
@@ -192,6 +192,35 @@ int sroce_wqe_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
 		}
 	}
 	return 0;
+}
+
+/*
+ * The consumer's memory is read with the gathering flag up, after a look
+ * at the state: a move to ERR or SQE sets the state, then waits for the
+ * flag to fall before it completes (flushes) the WQEs, after which the
+ * consumer may free that memory (sroce_qp_enter_error()). Bottom halves
+ * are off meanwhile, so that the wait, in a softirq or under the QP's
+ * locks, never spins on a read its own CPU interrupted.
+ */
+int sroce_wqe_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
+		     u8 *dst, u32 len)
+{
+	enum ib_qp_state state;
+	int err;
+
+	local_bh_disable();
+	WRITE_ONCE(qp->req.gathering, true);
+	/* The flag before the state (pairs with sroce_qp_enter_error()). */
+	smp_mb();
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_ERR || state == IB_QPS_SQE)
+		err = -ESHUTDOWN;
+	else
+		err = sroce_wqe_copy(qp, w, dst, len);
+	/* The reads done before the flag falls (the flush waits for it). */
+	smp_store_release(&qp->req.gathering, false);
+	local_bh_enable();
+	return err;
 }
 
 size_t sroce_rwqe_bytes(u32 max_sge)

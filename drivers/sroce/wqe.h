@@ -152,9 +152,12 @@ int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w);
  * @dst: where they go
  * @len: how many
  *
- * Context: the requester.
- * Return: 0, or -EACCES when an lkey does not cover them or their memory
- * cannot be read.
+ * Reads nothing once the QP is in ERR or SQE: its WQEs are flushed, and
+ * their memory may be the consumer's again.
+ *
+ * Context: the requester; takes no lock, turns bottom halves off.
+ * Return: 0, -EACCES when an lkey does not cover them or their memory
+ * cannot be read, -ESHUTDOWN when the QP is in ERR or SQE.
  */
 int sroce_wqe_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
 		     u8 *dst, u32 len);
