@@ -73,6 +73,15 @@ u64 sroce_atomic_exec(u64 *p, bool cmp_swap, u64 swap_add, u64 compare)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_atomic_exec);
 
+/* The DMA length a READ request asks for. */
+static u32 sroce_resp_read_len(const struct sk_buff *skb)
+{
+	const struct sroce_reth *reth = (const void *)(skb->data +
+						       sizeof(struct sroce_bth));
+
+	return be32_to_cpu(reth->dma_len);
+}
+
 /* Check a READ request: the QP's and the MR's remote read access. */
 static enum sroce_resp_verdict
 sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
@@ -80,7 +89,7 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_reth *reth = (const void *)(skb->data +
 						       sizeof(struct sroce_bth));
-	u32 len = be32_to_cpu(reth->dma_len);
+	u32 len = sroce_resp_read_len(skb);
 	struct sroce_mr *mr;
 
 	if (pay || len > SROCE_MAX_MSG_SIZE)
@@ -95,15 +104,6 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 		sroce_mr_put(mr);
 	}
 	return SROCE_RESP_DONE;
-}
-
-/* The DMA length a READ request asks for. */
-static u32 sroce_resp_read_len(const struct sk_buff *skb)
-{
-	const struct sroce_reth *reth = (const void *)(skb->data +
-						       sizeof(struct sroce_bth));
-
-	return be32_to_cpu(reth->dma_len);
 }
 
 /* (Re)start a READ resource from the request in @skb. */
