@@ -114,10 +114,10 @@ cq.close()
 
 # 3. Error and RNR NAKs of a PSN not outstanding: dropped (rx_bad_response),
 # the QP stays in RTS and its SEND waits on.
-for syn, what in ((roce.NAK_INV_REQ, 'invalid request'),
-                  (roce.NAK_REM_ACCESS, 'remote access error'),
-                  (roce.NAK_REM_OP, 'remote operational error'),
-                  (roce.RNR_NAK_SYN | 1, 'RNR')):
+for syn, what in ((roce.NAK_INV_REQ, 'an invalid request'),
+                  (roce.NAK_REM_ACCESS, 'a remote access error'),
+                  (roce.NAK_REM_OP, 'a remote operational error'),
+                  (roce.RNR_NAK_SYN | 1, 'an RNR')):
     for outstanding, psn in ((False, 999), (True, 990)):
         qp, cq = rc_qp()
         if outstanding:
@@ -128,7 +128,7 @@ for syn, what in ((roce.NAK_INV_REQ, 'invalid request'),
         d = moved(before, 'rx_bad_response', 'rx_nak_error', 'rx_rnr_nak')
         tap(not got and state(qp) == e.IBV_QPS_RTS and
             d == {'rx_bad_response': 1, 'rx_nak_error': 0, 'rx_rnr_nak': 0},
-            'a %s NAK of PSN %d, %s: dropped, the QP in RTS (got %s, state %d, %s)' %
+            '%s NAK of PSN %d, %s: dropped, the QP in RTS (got %s, state %d, %s)' %
             (what, psn, 'a SEND at 1000 outstanding' if outstanding else 'nothing sent',
              statuses(got), state(qp), d))
         qp.close()
@@ -221,22 +221,26 @@ for o in (c, ccq, a, b, acq, bcq):
 # 8. Resource dumps racing destroys: QPs and CQs made and destroyed while
 # `rdma res show -dd` reads them in a loop. The kernel log check catches
 # what this cannot see.
-dumper = subprocess.Popen(['sh', '-c', 'while :; do rdma res show qp -dd; '
-                           'rdma res show cq -dd; done'],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+# Each dump that ends prints a line, so that the case counts the dumps
+# that ran beside the destroys and fails when none did.
+dumper = subprocess.Popen(['sh', '-c', 'while :; do rdma res show qp -dd >/dev/null && '
+                           'rdma res show cq -dd >/dev/null && echo dumped; done'],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 made = 0
 end = time.monotonic() + 10
 try:
     while time.monotonic() < end:
         qp, cq = rc_qp(recvs=2)
-        post_send(qp) if made % 8 == 0 else None
+        if made % 8 == 0:
+            post_send(qp)
         qp.close()
         cq.close()
         made += 1
 finally:
     dumper.kill()
-    dumper.wait()
-tap(made > 0, '%d QPs and CQs made and destroyed beside resource dumps' % made)
+    dumps = dumper.communicate()[0].count('dumped')
+tap(made > 0 and dumps > 0,
+    '%d QPs and CQs made and destroyed beside %d pairs of resource dumps' % (made, dumps))
 
 mr.close()
 pd.close()
