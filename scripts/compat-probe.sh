@@ -26,6 +26,7 @@ probe SROCE_HAVE_UDP_TUNNEL_SOCK_SK net/udp_tunnel.h \
 probe SROCE_HAVE_RESIZE_USER_CQ rdma/ib_verbs.h 'int(*resize_user_cq)(structib_cq*cq,unsignedintcqe,'
 probe SROCE_HAVE_UMEM_GET_VA rdma/ib_umem.h 'staticinlinestructib_umem*ib_umem_get_va('
 probe SROCE_HAVE_KZALLOC_OBJ linux/slab.h '#definekzalloc_obj('
+probe SROCE_HAVE_VM_FLAGS_SET linux/mm.h 'staticinlinevoidvm_flags_set(structvm_area_struct*vma,'
 probe SROCE_HAVE_TIMER_CONTAINER_OF linux/timer.h '#definetimer_container_of('
 probe SROCE_HAVE_HRTIMER_SETUP linux/hrtimer.h 'externvoidhrtimer_setup(structhrtimer*timer,'
 probe SROCE_HAVE_WQ_BH linux/workqueue.h 'WQ_BH=1<<0'

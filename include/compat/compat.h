@@ -69,6 +69,11 @@
 #define kzalloc_obj(P, GFP) kzalloc(sizeof(P), GFP)
 #endif
 
+/* vm_flags_set(), and the flags' write protection with it (6.3). */
+#ifndef SROCE_HAVE_VM_FLAGS_SET
+#define vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#endif
+
 /* from_timer() became timer_container_of() in 6.16. */
 #ifndef SROCE_HAVE_TIMER_CONTAINER_OF
 #define timer_container_of from_timer
