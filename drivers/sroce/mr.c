@@ -275,7 +275,7 @@ static struct page **sroce_mr_page_list(struct ib_umem *umem, size_t *n)
 	struct page **pages;
 	size_t i = 0;
 
-	pages = kvcalloc(max, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	pages = kvcalloc(max, sizeof(*pages), SROCE_GFP_ACCOUNT);
 	if (!pages)
 		return NULL;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &it, 0) {
@@ -356,7 +356,7 @@ static struct sroce_mr *sroce_mr_new(struct ib_pd *pd, enum sroce_mr_kind kind,
 	err = sroce_obj_take(sdev, SROCE_OBJ_MR);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	mr = kzalloc_obj(*mr, SROCE_GFP_ACCOUNT);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_count;

@@ -3,7 +3,8 @@
  * Rings and their user mappings. A shared ring's memory belongs to its
  * mmap entry from sroce_queue_share() on: the RDMA core frees it through
  * sroce_mmap_free() once the object is gone and no mmap() is in progress;
- * pages still mapped stay alive through their own references.
+ * pages still mapped stay alive through their own references. Rings are
+ * charged to the memory cgroup of the task that creates them.
  */
 #include <kunit/visibility.h>
 #include <linux/log2.h>
@@ -18,7 +19,7 @@
 /**
  * struct sroce_mmap_entry - a ring offered to one user context
  * @rdma: the RDMA core's entry (offset, size, reference count)
- * @vaddr: the ring's vmalloc_user memory
+ * @vaddr: the ring's vmalloc memory
  */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -54,7 +55,8 @@ int sroce_queue_init(struct sroce_queue *q, u32 min_slots, size_t elem_bytes,
 	if (bytes > U32_MAX)	/* mminfo.size is 32 bits */
 		return -EINVAL;
 
-	q->ring = vmalloc_user(bytes);
+	/* vmalloc_user() would not charge the ring to the caller's cgroup. */
+	q->ring = __vmalloc(bytes, SROCE_GFP_ACCOUNT | __GFP_ZERO);
 	if (!q->ring)
 		return -ENOMEM;
 	q->bytes = bytes;
@@ -75,7 +77,7 @@ int sroce_queue_share(struct sroce_queue *q, struct ib_ucontext *uctx,
 	struct sroce_mmap_entry *e;
 	int err;
 
-	e = kzalloc_obj(*e, GFP_KERNEL);
+	e = kzalloc_obj(*e, SROCE_GFP_ACCOUNT);
 	if (!e)
 		return -ENOMEM;
 	e->vaddr = q->ring;
@@ -156,6 +158,28 @@ int sroce_queue_copy(const struct sroce_queue *from, struct sroce_queue *to)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_queue_copy);
 
+/*
+ * Every page of the ring at @vaddr into @vma, which is exactly the ring's
+ * size. Page by page: remap_vmalloc_range() takes only vmalloc_user()
+ * memory, which no cgroup is charged for. Each page mapped holds a
+ * reference of its own, so vfree() leaves it to the mapping.
+ */
+static int sroce_mmap_ring(struct vm_area_struct *vma, void *vaddr)
+{
+	unsigned long off, size = vma->vm_end - vma->vm_start;
+	int err;
+
+	for (off = 0; off < size; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(vaddr + off));
+		if (err)
+			return err;
+	}
+	/* A ring neither grows by mremap() nor belongs in a core dump. */
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *entry;
@@ -167,7 +191,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!entry)
 		return -EINVAL;
 	e = container_of(entry, struct sroce_mmap_entry, rdma);
-	err = remap_vmalloc_range(vma, e->vaddr, 0);
+	err = sroce_mmap_ring(vma, e->vaddr);
 	rdma_user_mmap_entry_put(entry);
 	return err;
 }

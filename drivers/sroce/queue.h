@@ -50,7 +50,7 @@ enum sroce_queue_side {
 
 /**
  * struct sroce_queue - the kernel's view of one ring
- * @ring: the buffer (vmalloc_user memory)
+ * @ring: the buffer (vmalloc memory, charged to the creator's cgroup)
  * @bytes: size of @ring, page aligned
  * @log2_elem: log2 of the element stride
  * @mask: slots - 1; usable slots are @mask
@@ -77,7 +77,8 @@ struct sroce_queue {
  * @side: which index the kernel owns
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for zero or oversized requests, -ENOMEM.
+ * Return: 0, -EINVAL for zero or oversized requests, -ENOMEM (also when
+ * the ring would take the caller's memory cgroup over its limit).
  */
 int sroce_queue_init(struct sroce_queue *q, u32 min_slots, size_t elem_bytes,
 		     enum sroce_queue_side side);

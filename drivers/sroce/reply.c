@@ -47,10 +47,10 @@ int sroce_reply_init(struct sroce_qp *qp)
 	INIT_WORK(&resp->work, sroce_reply_work);
 	resp->prev = SROCE_OPCODE_NONE;
 	resp->nres = 1;
-	resp->wqe = kzalloc_obj(*resp->wqe, GFP_KERNEL_ACCOUNT);
+	resp->wqe = kzalloc_obj(*resp->wqe, SROCE_GFP_ACCOUNT);
 	if (!resp->wqe)
 		return -ENOMEM;
-	resp->res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*resp->res), GFP_KERNEL_ACCOUNT);
+	resp->res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*resp->res), SROCE_GFP_ACCOUNT);
 	if (!resp->res) {
 		kfree(resp->wqe);
 		return -ENOMEM;

@@ -763,10 +763,11 @@ int sroce_req_init(struct sroce_qp *qp)
 	req->cpu = WORK_CPU_UNBOUND;
 	sroce_retry_init(qp);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
-	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, GFP_KERNEL_ACCOUNT);
+	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, SROCE_GFP_ACCOUNT);
 	if (!req->swqes)
 		return -ENOMEM;
-	if (dst_cache_init(&req->dst_cache, GFP_KERNEL)) {
+	/* Per CPU: a user with many QPs on a large host adds up. */
+	if (dst_cache_init(&req->dst_cache, SROCE_GFP_ACCOUNT)) {
 		kvfree(req->swqes);
 		return -ENOMEM;
 	}

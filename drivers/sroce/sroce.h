@@ -19,6 +19,14 @@
 #define SROCE_MAX_MSG_SIZE	BIT(31)	/* IBTA limit for one message */
 #define SROCE_UVERBS_ABI	2	/* rdma-core's rxe provider */
 
+/*
+ * Memory a verb takes on its caller's behalf, in amounts the caller picks
+ * or multiplies: charged to the caller's memory cgroup. A cgroup at its
+ * limit fails the verb with -ENOMEM, quietly, instead of waking its OOM
+ * killer (a user asking for too much is not an emergency).
+ */
+#define SROCE_GFP_ACCOUNT	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 /* Device limits: what query_device reports and every create enforces. */
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_CQ		0x4000

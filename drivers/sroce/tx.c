@@ -115,7 +115,7 @@ static void sroce_tx_destructor(struct sk_buff *skb)
 
 int sroce_tx_acct_new(struct sroce_qp *qp)
 {
-	struct sroce_tx_acct *tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+	struct sroce_tx_acct *tx = kzalloc(sizeof(*tx), SROCE_GFP_ACCOUNT);
 
 	if (!tx)
 		return -ENOMEM;
