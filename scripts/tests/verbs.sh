@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest test (topology "one"): verbs objects and their refusals
-# (verbs_neg.py), with rdma-core's pyverbs; then the ingress checks, with
+# (verbs_neg.py), with rdma-core's pyverbs, and their memory charged to the
+# user's memory cgroup (memcg.py); then the ingress checks, with
 # datagrams crafted in a peer namespace (ingress.py), and what a hostile
 # peer or an off-path sender must not do to an RC QP (hostile.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
@@ -13,6 +14,8 @@ ip link set veth1 up
 ip addr add 192.0.2.1/24 dev veth0
 rdma link add sroce0 type sroce netdev veth0
 tap_program 0 verbs_neg.py sroce0
+# A user's largest CQs, QPs and SRQs against a memory cgroup's limit.
+tap_program 600 memcg.py sroce0
 
 ip netns add peer
 ip link set veth1 netns peer
