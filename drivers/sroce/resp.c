@@ -94,8 +94,12 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 
 	if (pay || len > SROCE_MAX_MSG_SIZE)
 		return SROCE_RESP_INV_REQ;
+	/*
+	 * A QP not enabled for the operation: an invalid request, not an
+	 * access error (no key is at fault; IBV_WC_REM_INV_REQ_ERR's meaning).
+	 */
 	if (!(qp->params.access & IB_ACCESS_REMOTE_READ))
-		return SROCE_RESP_ACCESS;
+		return SROCE_RESP_INV_REQ;
 	if (len) {
 		mr = sroce_mr_get(sdev, be32_to_cpu(reth->rkey), qp->ibqp.pd,
 				  IB_ACCESS_REMOTE_READ, be64_to_cpu(reth->va), len);
@@ -176,7 +180,7 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	if (pay)
 		return SROCE_RESP_INV_REQ;
 	if (!(qp->params.access & IB_ACCESS_REMOTE_ATOMIC))
-		return SROCE_RESP_ACCESS;
+		return SROCE_RESP_INV_REQ;
 	/* IBTA 9.4.5: naturally aligned, else an invalid request. */
 	if (va & (sizeof(u64) - 1))
 		return SROCE_RESP_INV_REQ;
@@ -448,7 +452,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 		resp->remaining = be32_to_cpu(reth->dma_len);
 		resp->received = 0;
 		if (!(qp->params.access & IB_ACCESS_REMOTE_WRITE))
-			return SROCE_RESP_ACCESS;
+			return SROCE_RESP_INV_REQ;
 		/* The whole range, once, before any byte lands. */
 		if (resp->remaining) {
 			mr = sroce_mr_get(sdev, resp->rkey, qp->ibqp.pd,

@@ -111,10 +111,12 @@ case('READ one byte past the MR', rdma(R, mr.buf, 2, mr.lkey, top - 1, mr.rkey),
      e.IBV_WC_REM_ACCESS_ERR)
 case('WRITE to an MR without REMOTE_WRITE',
      rdma(W, mr.buf, 64, mr.lkey, no_rw.buf, no_rw.rkey), e.IBV_WC_REM_ACCESS_ERR)
+# A QP not enabled for the operation: an invalid request, not an access
+# error (the MR's rights are fine).
 case('WRITE to a QP without REMOTE_WRITE', rdma(W, mr.buf, 64, mr.lkey, mr.buf, mr.rkey),
-     e.IBV_WC_REM_ACCESS_ERR, b_access=e.IBV_ACCESS_REMOTE_READ)
+     e.IBV_WC_REM_INV_REQ_ERR, b_access=e.IBV_ACCESS_REMOTE_READ)
 case('READ from a QP without REMOTE_READ', rdma(R, mr.buf, 64, mr.lkey, mr.buf, mr.rkey),
-     e.IBV_WC_REM_ACCESS_ERR, b_access=e.IBV_ACCESS_REMOTE_WRITE)
+     e.IBV_WC_REM_INV_REQ_ERR, b_access=e.IBV_ACCESS_REMOTE_WRITE)
 case('atomic on an MR without REMOTE_ATOMIC', atomic(FAA, no_atomic.buf, no_atomic.rkey),
      e.IBV_WC_REM_ACCESS_ERR)
 # A misaligned atomic never leaves the rxe provider (EINVAL at post); the
