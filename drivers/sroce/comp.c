@@ -25,8 +25,10 @@
  * the requester to send again (sroce_retry_again()); each counts against
  * the retry counts, which any progress resets. A response behind what is
  * expected is a duplicate, dropped and counted, and so is a copy of a
- * sequence error NAK already acted on; one that matches nothing
- * (wrong kind, bad length, a PSN never sent) is dropped as bad.
+ * sequence error NAK already acted on; one that matches nothing (a bad
+ * length, a PSN never sent) is dropped as bad. A READ response or atomic
+ * ACK naming a request of another kind fails that request with a bad
+ * response (IBV_WC_BAD_RESP_ERR: an unexpected opcode) and the QP.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -138,6 +140,21 @@ static void sroce_comp_gap(struct sroce_qp *qp, struct sroce_comp_out *out)
 }
 
 /*
+ * A READ response or atomic ACK at @psn whose kind is not the head WQE's:
+ * naming one of that WQE's packets, it is a bad response (an unexpected
+ * opcode), which fails the WQE; past it (a READ or atomic waits for its
+ * own response), what the WQE waits for was lost.
+ */
+static void sroce_comp_mismatch(struct sroce_qp *qp, const struct sroce_swqe *w,
+				u32 psn, struct sroce_comp_out *out)
+{
+	if (sroce_psn_before(w->last_psn, psn))
+		sroce_comp_gap(qp, out);
+	else
+		out->fail = IB_WC_BAD_RESP_ERR;
+}
+
+/*
  * Everything up to @psn arrived, though the head WQE is not done: progress
  * all the same, even while that WQE is still being sent (a message of many
  * packets may take several rounds of loss to get through, and each round
@@ -214,8 +231,7 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 		return true;
 	}
 	if (w->opcode != IB_WR_RDMA_READ) {
-		/* Responses of this WQE's READ... of an earlier one: lost. */
-		sroce_comp_gap(qp, out);
+		sroce_comp_mismatch(qp, w, psn, out);
 		return true;
 	}
 	want = sroce_psn_add(w->first_psn, comp->read_off / mtu);
@@ -289,12 +305,11 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
 		return true;
 	}
-	if (w->first_psn != psn || !sroce_wr_rd_atomic(w->opcode)) {
-		sroce_comp_gap(qp, out);
+	if (w->first_psn != psn || !sroce_wr_rd_atomic(w->opcode) ||
+	    w->opcode == IB_WR_RDMA_READ) {
+		sroce_comp_mismatch(qp, w, psn, out);
 		return true;
 	}
-	if (w->opcode == IB_WR_RDMA_READ)
-		return false;
 	ack = (const void *)(skb->data + info->hdr_len - sizeof(*ack));
 	orig = be64_to_cpu(ack->orig);
 	v.src = (const u8 *)&orig;
