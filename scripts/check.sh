@@ -5,11 +5,11 @@
 # run the guest suites, total the TAP and end with "N passed, N failed,
 # N skipped". Exits non-zero on any failure.
 #   scripts/check.sh [--targets "deb12 deb13 bpo"] [--full]
-# The heavy suites (pyverbs, storage, nvmf, iser, interop, loss) and nfs
-# run on bpo, pyverbs, nvmf, interop and loss also on debug; deb12 and
-# deb13 run the smoke subset; each target all of them with --full (make
-# check FULL=1), but for nfs on debug, whose kernel has no NFS. jobs()
-# below has the list and its reasons.
+# The heavy suites (pyverbs, hostile, storage, nvmf, iser, interop, loss)
+# and nfs run on bpo, pyverbs, hostile, nvmf, interop and loss also on
+# debug; deb12 and deb13 run the smoke subset; each target all of them
+# with --full (make check FULL=1), but for nfs on debug, whose kernel has
+# no NFS. jobs() below has the list and its reasons.
 # Logs of every guest are kept in out/check/TARGET-SUITE/. Suites of all
 # targets share the host's cores (a queue, below).
 set -uo pipefail
@@ -119,7 +119,8 @@ fi
 # slower than bpo, from the same 7.3 source. So that a cold make check
 # stays under an hour, it runs (without --full) the suites whose code its
 # checkers watch best and no other of its suites takes: the user ABI
-# (pyverbs), a kernel consumer across the link with its device removed
+# (pyverbs), crafted packets, ring abuse and receive-path fuzzing
+# (hostile), a kernel consumer across the link with its device removed
 # under I/O (nvmf), the timers and recovery (loss), another driver's
 # packets, RC, UD and rdma_cm (interop), beside the verbs, traffic and
 # device suites and KUnit. Left to bpo there: storage (nvmf's verbs in
@@ -129,14 +130,14 @@ jobs() {
 	local t=$1 s
 	case "$full:$t" in
 	1:* | *:bpo)
-		for s in "one pyverbs 1200" "one storage 900" "pair nvmf 1200" \
-			"pair iser 900" "pair interop 1200" "pair loss 1200"; do
+		for s in "one pyverbs 1200" "one hostile 1200" "one storage 900" \
+			"pair nvmf 1200" "pair iser 900" "pair interop 1200" "pair loss 1200"; do
 			echo "$t $s"
 		done
 		;;
 	*:debug)
-		for s in "one pyverbs 1200" "pair nvmf 1200" "pair interop 1200" \
-			"pair loss 1200"; do
+		for s in "one pyverbs 1200" "one hostile 1200" "pair nvmf 1200" \
+			"pair interop 1200" "pair loss 1200"; do
 			echo "$t $s"
 		done
 		;;
