@@ -4,9 +4,12 @@
  * range check at the region's first and last byte, one past it, zero
  * lengths, and regions that end at 2^64; the states of a
  * fast-registration MR through REG_MR and invalidation, and how its page
- * list maps addresses; a user MR's range attached to an skb.
+ * list maps addresses; an invalidation that waits for the MR's users;
+ * a user MR's range attached to an skb.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_umem.h>
 
@@ -189,6 +192,73 @@ static void fast_reg_test(struct kunit *test)
 	xa_destroy(&sdev->mr_keys);
 }
 
+/* All a LOCAL_INV needs; not kunit memory: see invalidate_waits_test(). */
+struct invalidate_ctx {
+	struct sroce_dev sdev;
+	struct sroce_mr mr;
+	struct ib_pd pd;
+	u32 key;
+	int err;
+	struct completion done;
+};
+
+static int invalidate_thread(void *arg)
+{
+	struct invalidate_ctx *c = arg;
+
+	c->err = sroce_mr_invalidate(&c->sdev, c->key, &c->pd);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * LOCAL_INV while the packet path holds the MR (a WRITE being placed, a
+ * READ chain being built): the invalidation ends only once that user has
+ * let go, and no new user finds the MR meanwhile.
+ */
+static void invalidate_waits_test(struct kunit *test)
+{
+	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct invalidate_ctx *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct sroce_mr *mr, *user;
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	mr = &c->mr;
+	c->key = sroce_key_make(0x4343, 0x01);
+	xa_init(&c->sdev.mr_keys);
+	mr->kind = SROCE_MR_FAST;
+	mr->state = SROCE_MR_FREE;
+	mr->pd = &c->pd;
+	mr->key = c->key;
+	mr->ibmr.iova = 0x1000;
+	mr->ibmr.length = 0x1000;
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->idle);
+	init_completion(&c->done);
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&c->sdev.mr_keys, 0x4343, mr, GFP_KERNEL)), 0);
+	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(&mr->ibmr, &c->pd, c->key, rw), 0);
+	user = sroce_mr_get(&c->sdev, c->key, &c->pd, IB_ACCESS_REMOTE_WRITE, 0x1000, 8);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(user));
+
+	t = kthread_run(invalidate_thread, c, "sroce-inv-test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(200);
+	KUNIT_EXPECT_FALSE(test, completion_done(&c->done));
+	KUNIT_EXPECT_TRUE(test, IS_ERR(sroce_mr_get(&c->sdev, c->key, &c->pd,
+						    IB_ACCESS_REMOTE_WRITE, 0x1000, 8)));
+	sroce_mr_put(user);
+	if (!wait_for_completion_timeout(&c->done, msecs_to_jiffies(5000))) {
+		/* Leaked on purpose: the thread may still read it. */
+		KUNIT_FAIL(test, "the invalidation did not end after its user let go");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, c->err, 0);
+	KUNIT_EXPECT_EQ(test, refcount_read(&mr->refs), 1);
+	xa_destroy(&c->sdev.mr_keys);
+	kfree(c);
+}
+
 struct walk_log {
 	u8 *p[8];
 	u32 len[8];
@@ -332,6 +402,7 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(key_test),
 	KUNIT_CASE(mr_check_test),
 	KUNIT_CASE(fast_reg_test),
+	KUNIT_CASE(invalidate_waits_test),
 	KUNIT_CASE(fast_walk_test),
 	KUNIT_CASE(attach_test),
 	{}

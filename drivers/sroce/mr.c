@@ -100,12 +100,14 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key,
 	}
 	return mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_get);
 
 void sroce_mr_put(struct sroce_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->refs))
 		complete(&mr->idle);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_put);
 
 /*
  * A fast-registration MR: its pages are kernel addresses (the RDMA core
