@@ -71,14 +71,15 @@ cores() {
 }
 
 # suite TARGET TOPOLOGY NAME TIMEOUT: a guest script's TAP, plus the kernel
-# log checks of every guest and its exit code.
+# log checks of every guest and its exit code. The script sees SROCE_FULL=1
+# under --full, for its long forms.
 suite() {
 	local t=$1 topo=$2 name=$3 tmo=$4 t0=$(date +%s) t1 rc=0
 	echo "# $t: $name ($topo)" | tee -a "$tap"
 	# The stamp says when the guests started, after the wait for cores.
 	cores "$topo" sh -c 'date +%s >"$0"; exec "$@"' "$outdir/$t-$name.start" \
 		"$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" --keep "$outdir/$t-$name" \
-		"$t" "$topo" "sh \$SROCE_SRC/scripts/tests/$name.sh" >"$outdir/$t-$name.tap" 2>&1 || rc=$?
+		"$t" "$topo" "SROCE_FULL=${full:-0} sh \$SROCE_SRC/scripts/tests/$name.sh" >"$outdir/$t-$name.tap" 2>&1 || rc=$?
 	t1=$(cat "$outdir/$t-$name.start" 2>/dev/null || echo "$t0")
 	sed "s/^\(\[[a-z]\] \)\?\(not ok\|ok\) [0-9]* *-/\1\2 - $t\/$name:/" \
 		"$outdir/$t-$name.tap" | tee -a "$tap"

@@ -454,6 +454,47 @@ def short_read_response(t):
 case('G15', G, 'a READ response shorter than the READ: dropped, nothing written, the READ '
      'outstanding', BAD, wire=[], state='RTS', wcs=[], mem='untouched')(short_read_response)
 
+# --- the ACK timer (C9-140..C9-142: retries, then RETRY_EXC_ERR) ---------
+G = 'timer'
+
+
+def unanswered(t, opcode):
+    """A requester with an ACK timer of about 17 ms and 3 retries; its WR
+    never answered."""
+    q = t.rc(upto=RTS, recvs=0, timeout=12, retry_cnt=3)
+    t.post(q, opcode, length=64, raddr=0x10000, rkey=0x1234)
+    return t.look(q, quiet=1.0)
+
+
+case('T01', G, 'a SEND never answered: sent again at each ACK timeout, 3 times, then '
+     'RETRY_EXC', wire=['REQ-04'] * 4, state='ERR',
+     wcs=['77:RETRY_EXC'])(lambda t: unanswered(t, e.IBV_WR_SEND))
+case('T02', G, 'a READ never answered: sent again at each ACK timeout, 3 times, then '
+     'RETRY_EXC', wire=['REQ-0c'] * 4, state='ERR',
+     wcs=['77:RETRY_EXC'])(lambda t: unanswered(t, e.IBV_WR_RDMA_READ))
+
+
+def late_read_response(t):
+    # An ACK timeout of about 270 ms: the READ, its retry, then answers.
+    q = t.rc(upto=RTS, recvs=0, timeout=16, retry_cnt=7)
+    t.mr.write(bytes(64), 64, 128 << 10)
+    t.post(q, e.IBV_WR_RDMA_READ, length=64, raddr=0x10000, rkey=0x1234)
+    first = t.wire(quiet=0.4, limit=0.4)
+    resp = roce.aeth(roce.ACK_SYN)
+    # The answer to the first, then the same again (to the retry).
+    for _ in range(2):
+        t.tx(READ_RESP_ONLY, q.qp_num, b'L' * 64, ext=resp, psn=1000)
+    got = t.look(q)
+    got['sent'] = first
+    got['mem'] = 'written' if t.data(128 << 10, 64) == b'L' * 64 else 'not'
+    return got
+
+
+case('T03', G, 'a READ response arriving after the READ was sent again, twice: the READ '
+     'completes once, its data placed', wire=[], state='RTS', wcs=['77:OK'],
+     sent=['REQ-0c'] * 2, mem='written')(late_read_response)
+
+
 # --- sources: the path check (C17-? annex A17.4.5; 9.6.1.5) ------------------
 G = 'sources'
 PATH = {'rx_drop_path': 1}

@@ -157,10 +157,11 @@ class Env:
         return self.keep(CQ(self.ctx, cqe))
 
     def rc(self, fam=6, upto=e.IBV_QPS_RTR, recvs=1, rd_atomic=4, access=REMOTE,
-           cqe=32, recv_len=RECV_LEN, srq=None, pd=None, depth=8, cq=None):
+           cqe=32, recv_len=RECV_LEN, srq=None, pd=None, depth=8, cq=None, timeout=0,
+           retry_cnt=1):
         """An RC QP whose peer is QP PEER_QPN at the peer's address of
         family @fam, expecting PSN 0 and sending from PSN 1000, without an
-        ACK timer; @recvs receive WRs posted (wr_id 0, 1, ...); its sends
+        ACK timer unless @timeout (IBTA's code) says; @recvs receive WRs posted (wr_id 0, 1, ...); its sends
         and receives complete on @cq, or a CQ of its own of @cqe entries."""
         cq = cq or self.cq(cqe)
         attr = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, srq=srq,
@@ -169,7 +170,8 @@ class Env:
         peer = ADDR['peer6'] if fam == 6 else '::ffff:' + ADDR['peer4']
         rc_connect(qp, GID(roce.gid_text(peer)), self.gidx[fam], PEER_QPN, rq_psn=0,
                    sq_psn=1000, access=access, upto=upto, rd_atomic=rd_atomic,
-                   min_rnr_timer=1, hop_limit=1, timeout=0, retry_cnt=1, rnr_retry=1)
+                   min_rnr_timer=1, hop_limit=1, timeout=timeout, retry_cnt=retry_cnt,
+                   rnr_retry=1)
         for i in range(recvs):
             self.recv(qp, i, recv_len)
         qp.cq, qp.fam = cq, fam
