@@ -29,6 +29,9 @@
  * length, a PSN never sent) is dropped as bad. A READ response or atomic
  * ACK naming a request of another kind fails that request with a bad
  * response (IBV_WC_BAD_RESP_ERR: an unexpected opcode) and the QP.
+ *
+ * UC has no responses: the requester retires its WQEs as their last
+ * packets leave (sroce_comp_sent()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -416,14 +419,16 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	}
 }
 
-void sroce_comp_local(struct sroce_qp *qp)
+/* Retire what the PSN covers (@sent), or the acknowledged PSN does. */
+static void sroce_comp_to(struct sroce_qp *qp, const u32 *sent)
 {
 	struct sroce_comp_out out = { .fail = IB_WC_SUCCESS };
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
-		sroce_comp_retire(qp, qp->comp.acked_psn, false, &out);
+		sroce_comp_retire(qp, sent ? *sent : qp->comp.acked_psn, false,
+				  &out);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (out.notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
@@ -431,6 +436,16 @@ void sroce_comp_local(struct sroce_qp *qp)
 		sroce_qp_enter_error(qp, IB_QPS_ERR);
 	else if (out.kick)
 		sroce_req_kick(&qp->req);
+}
+
+void sroce_comp_local(struct sroce_qp *qp)
+{
+	sroce_comp_to(qp, NULL);
+}
+
+void sroce_comp_sent(struct sroce_qp *qp, u32 psn)
+{
+	sroce_comp_to(qp, &psn);
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)

@@ -56,6 +56,19 @@ struct sroce_comp {
 void sroce_comp_local(struct sroce_qp *qp);
 
 /**
+ * sroce_comp_sent() - complete the UC WQEs sent up to a PSN
+ * @qp: the UC QP; the requester just handed a WQE's last packet to the
+ *	network
+ * @psn: that packet's PSN
+ *
+ * UC is not acknowledged: a WQE completes once its last packet is sent,
+ * in ring order with the local operations behind it.
+ *
+ * Context: the requester, no lock held.
+ */
+void sroce_comp_sent(struct sroce_qp *qp, u32 psn);
+
+/**
  * sroce_comp_recv() - take an ACK or NAK for a QP (completer)
  * @qp: the QP, held
  * @skb: the packet, checked by recv.c, data at its BTH; not consumed

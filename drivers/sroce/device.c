@@ -65,6 +65,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_TX_WINDOW_PROBE] = { .name = "tx_window_probe" },
 	[SROCE_CNT_TX_ZCOPY] = { .name = "tx_zcopy" },
 	[SROCE_CNT_RX_GRO] = { .name = "rx_gro" },
+	[SROCE_CNT_RX_DROP_UC_MSG] = { .name = "rx_drop_uc_msg" },
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -140,6 +140,7 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 	qp->resp.msn = 0;
 	qp->resp.prev = SROCE_OPCODE_NONE;
 	qp->resp.nak_sent = false;
+	qp->resp.uc_dropping = false;
 	qp->resp.wqe_active = false;
 	sroce_reply_reset(qp);
 	spin_unlock_bh(&qp->resp.lock);
@@ -153,7 +154,7 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 	 * only moves where the requester runs, not what it does.
 	 */
 	WRITE_ONCE(qp->req.peer_local,
-		   sgid && qp->ibqp.qp_type == IB_QPT_RC &&
+		   sgid && qp->ibqp.qp_type != IB_QPT_UD &&
 		   sroce_net_is_local(to_sdev(qp->ibqp.device), &qp->req.path,
 				      &qp->req.dst_cache));
 }
@@ -199,6 +200,8 @@ static int sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 		if (qp->state == IB_QPS_RTR)
 			sroce_req_start(qp);
 		/* Out of SQE: the failed WQE is told; a new one may fail. */
+		if (qp->state == IB_QPS_SQE && qp->ibqp.qp_type == IB_QPT_UC)
+			sroce_req_resume(qp);
 		qp->fail_set = false;
 		break;
 	case IB_QPS_SQD:
@@ -588,6 +591,12 @@ static int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
+/* A UD or GSI QP: its send WRs name an address handle. */
+static bool sroce_qp_datagram(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 /* The opcode's own fields of a kernel send WR, in the ring's element. */
 static void sroce_post_send_fields(struct sroce_qp *qp, const struct ib_send_wr *wr,
 				   struct rxe_send_wqe *wqe)
@@ -618,7 +627,7 @@ static void sroce_post_send_fields(struct sroce_qp *qp, const struct ib_send_wr 
 	default:
 		break;
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	if (sroce_qp_datagram(qp)) {
 		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		wqe->wr.wr.ud.pkey_index = ud_wr(wr)->pkey_index;
@@ -659,9 +668,12 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (!sroce_wqe_executes(wr->opcode))
 		return -EOPNOTSUPP;
 	/* A datagram is a SEND, to the AH's address. */
-	if (qp->ibqp.qp_type != IB_QPT_RC &&
+	if (sroce_qp_datagram(qp) &&
 	    ((wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) ||
 	     !ud_wr(wr)->ah))
+		return -EINVAL;
+	/* UC: no READ, atomic or SEND with invalidate (IBTA 9.8). */
+	if (qp->ibqp.qp_type == IB_QPT_UC && !sroce_wqe_uc_executes(wr->opcode))
 		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
 		return -EINVAL;
@@ -707,7 +719,7 @@ static bool sroce_post_send_flush(struct sroce_qp *qp, const struct ib_send_wr *
  * requester runs them; in SQD they wait); a user QP rings the doorbell
  * with no WR. In ERR and SQE, what is posted is flushed at once
  * (ib_drain_sq() relies on it). RESET, INIT and RTR take no sends (IBTA
- * 10.8.2); UC sends need the unreliable engine.
+ * 10.8.2). UC QPs send like RC ones, unacknowledged.
  */
 static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
@@ -737,10 +749,6 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		err = -EINVAL;
 		break;
 	default:
-		if (ibqp->qp_type == IB_QPT_UC) {
-			err = -EOPNOTSUPP;
-			break;
-		}
 		kick = true;
 		for (; wr && !qp->user; wr = wr->next) {
 			err = sroce_post_send_one(qp, wr);

@@ -21,9 +21,9 @@
  *     (reversed); in this host, the sender is the QP's
  *     destination QP
  *
- * A packet that passes goes to the QP's engines: requests to the responder,
- * responses to the completer (RC), datagrams to ud.c (UD, GSI); what no
- * engine takes yet (UC, CNPs) is counted as rx_unhandled. The QP is held
+ * A packet that passes goes to the QP's engines: requests to the responder
+ * (RC, UC), responses to the completer (RC), datagrams to ud.c (UD, GSI);
+ * what no engine takes yet (CNPs) is counted as rx_unhandled. The QP is held
  * (sroce_qp_get()) for as long as the packet is with it, so a destroy
  * waits.
  *
@@ -157,16 +157,9 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_RC:
-		break;
-	case IB_QPT_UD:
-	case IB_QPT_GSI:
+	/* UC has no responses: check 8 kept them out. */
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		sroce_ud_recv(qp, skb, info);
-		return;
-	default:
-		/* UC: with its engine. */
-		sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
 		return;
 	}
 	switch (info->cls) {

@@ -14,6 +14,12 @@
  * complete in order behind what came before. Anything else completes in
  * error.
  *
+ * UC QPs (SEND and WRITE, with immediate or without) take the same path
+ * without what acknowledgments drive: no AckReq, no window, no ACK timer,
+ * no rewind. A UC WQE completes once its last packet is handed to the
+ * network, and its payload is always copied (the buffer is the user's
+ * again from then on). The transmit pool paces UC as it paces RC.
+ *
  * An RDMA READ or atomic is one request packet; the responder answers
  * with read responses or an atomic ACK, which the completer places.
  * At most max_rd_atomic of them are outstanding (0 counts as 1, as the
@@ -118,6 +124,18 @@ void sroce_req_reset(struct sroce_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 }
 
+void sroce_req_resume(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	lockdep_assert_held(&qp->sq_lock);
+	req->pos = qp->sq.index;
+	req->fetched_to = qp->sq.index;
+	req->offset = 0;
+	req->sge = 0;
+	req->sge_off = 0;
+}
+
 void sroce_req_start(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -135,7 +153,8 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->rtt_on = false;
 }
 
-static u8 sroce_req_opcode(const struct sroce_swqe *w, bool first, bool last)
+static u8 sroce_req_opcode(const struct sroce_swqe *w, u8 tr, bool first,
+			   bool last)
 {
 	bool imm = w->opcode == IB_WR_SEND_WITH_IMM ||
 		   w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
@@ -163,7 +182,13 @@ static u8 sroce_req_opcode(const struct sroce_swqe *w, bool first, bool last)
 		else
 			op = SROCE_OP_WRITE_MIDDLE;
 	}
-	return SROCE_OPCODE(SROCE_TR_RC, op);
+	return SROCE_OPCODE(tr, op);
+}
+
+/* Unreliable connected: nothing is acknowledged, nothing sent again. */
+static bool sroce_req_uc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UC;
 }
 
 /*
@@ -203,7 +228,8 @@ static void sroce_req_xmit(struct sroce_qp *qp, struct sk_buff **pkts,
 {
 	sroce_req_psns_out(qp, psn, n);
 	sroce_tx_send(qp, pkts, n);
-	sroce_retry_arm(qp, false);
+	if (!sroce_req_uc(qp))
+		sroce_retry_arm(qp, false);
 }
 
 /*
@@ -426,7 +452,8 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 	u32 psn;
 	int err;
 
-	opcode = sroce_req_opcode(w, first, last);
+	opcode = sroce_req_opcode(w, sroce_req_uc(qp) ? SROCE_TR_UC : SROCE_TR_RC,
+				  first, last);
 	if (WARN_ON_ONCE(!sroce_opcode_decode(opcode, &info)))
 		return -EINVAL;
 	pad = (4 - (pay & 3)) & 3;
@@ -444,9 +471,10 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 		skb = sroce_net_alloc_skb_reuse(sdev, info.hdr_len + pay + pad);
 	if (!skb)
 		return -ENOMEM;
-	/* At the end, and now and then within a long message. */
-	ackreq = last ||
-		 req->unacked + 1 >= sroce_cwnd_ack_every(READ_ONCE(req->cw.cwnd));
+	/* At the end, and now and then within a long message; UC never. */
+	ackreq = !sroce_req_uc(qp) &&
+		 (last || req->unacked + 1 >=
+			  sroce_cwnd_ack_every(READ_ONCE(req->cw.cwnd)));
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, opcode, last && (w->send_flags & IB_SEND_SOLICITED),
 		       pad, SROCE_PKEY_DEFAULT, qp->params.dest_qpn, req->psn, ackreq);
@@ -500,7 +528,7 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w,
 	u32 left = w->length - qp->req.offset;
 	int err = -EAGAIN;
 
-	if (!w->is_inline &&
+	if (!w->is_inline && !sroce_req_uc(qp) &&
 	    sroce_tx_zcopy_ok(qp->ibqp.uobject,
 			      min_t(u32, left, ib_mtu_enum_to_int(qp->params.path_mtu))))
 		err = sroce_req_build(qp, w, true, b);
@@ -513,7 +541,8 @@ static int sroce_req_packet(struct sroce_qp *qp, struct sroce_swqe *w,
  * Build and send the next packets of @w: one, or, on a path that takes
  * chains, as many more as SROCE_REQ_CHAIN, the WQE, the window and
  * @budget (which they are taken from) allow. A packet that fails is
- * not sent; those built before it are. Returns as sroce_req_packet().
+ * not sent; those built before it are. A UC WQE whose last packet went
+ * completes. Returns as sroce_req_packet().
  */
 static int sroce_req_packets(struct sroce_qp *qp, struct sroce_swqe *w,
 			     unsigned int *budget)
@@ -522,6 +551,8 @@ static int sroce_req_packets(struct sroce_qp *qp, struct sroce_swqe *w,
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
 	u32 left = DIV_ROUND_UP(w->length - req->offset, mtu);
 	struct sroce_req_batch b = {};
+	bool uc = sroce_req_uc(qp);
+	u32 last_psn = w->last_psn;
 	unsigned int most = 1;
 	int err;
 
@@ -533,11 +564,15 @@ static int sroce_req_packets(struct sroce_qp *qp, struct sroce_swqe *w,
 		err = sroce_req_packet(qp, w, &b);
 		/* Without the window's bit: the pass looks again, and waits. */
 	} while (!err && b.n < most &&
-		 sroce_cwnd_fits(req->psn, READ_ONCE(qp->comp.acked_psn), 1,
-				 READ_ONCE(req->cw.cwnd)));
+		 (uc || sroce_cwnd_fits(req->psn, READ_ONCE(qp->comp.acked_psn),
+					1, READ_ONCE(req->cw.cwnd))));
 	if (b.n)
 		*budget -= b.n - 1;
+	/* The last packet built moved the position on (sroce_req_wqe_sent()). */
+	uc = uc && b.n && !req->offset;
 	sroce_req_flush(qp, &b);
+	if (uc)
+		sroce_comp_sent(qp, last_psn);
 	return err;
 }
 
@@ -669,7 +704,8 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			return false;
 		if (sroce_tx_throttled(qp)) {
 			/* Time the wait (sroce_retry_stuck()); a drain kicks us. */
-			sroce_retry_arm(qp, false);
+			if (!sroce_req_uc(qp))
+				sroce_retry_arm(qp, false);
 			return false;
 		}
 		w = sroce_req_swqe(&qp->req, req->pos);
@@ -693,7 +729,7 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			}
 			continue;
 		}
-		if (!sroce_req_window_ok(qp))
+		if (!sroce_req_uc(qp) && !sroce_req_window_ok(qp))
 			return false;	/* the completer kicks us */
 		if (sroce_wr_rd_atomic(w->opcode))
 			err = sroce_req_rd_atomic(qp, w);
@@ -728,8 +764,9 @@ void sroce_req_run(struct sroce_qp *qp)
 		if (test_and_set_bit_lock(SROCE_REQ_BUSY, &req->flags))
 			return;
 		clear_bit(SROCE_REQ_AGAIN, &req->flags);
-		more = qp->ibqp.qp_type == IB_QPT_RC ? sroce_req_pass(qp) :
-						       sroce_ud_pass(qp);
+		more = qp->ibqp.qp_type == IB_QPT_UD ||
+		       qp->ibqp.qp_type == IB_QPT_GSI ? sroce_ud_pass(qp) :
+							sroce_req_pass(qp);
 		clear_bit_unlock(SROCE_REQ_BUSY, &req->flags);
 		/* BUSY cleared before AGAIN is looked at (pairs with above). */
 		smp_mb__after_atomic();

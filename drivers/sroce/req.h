@@ -225,4 +225,16 @@ static inline u32 sroce_req_last_sent(const struct sroce_req *req)
  */
 void sroce_req_reset(struct sroce_qp *qp);
 
+/**
+ * sroce_req_resume() - start again at the send ring's head (SQE to RTS)
+ * @qp: the UC QP; its sq_lock held
+ *
+ * The move to SQE flushed every WQE, the failed one included: the next
+ * WQE is the first posted after. Its PSN follows the last one used, so a
+ * message cut short leaves the responder a gap it drops.
+ *
+ * Context: any, under the QP's sq_lock, the QP in SQE.
+ */
+void sroce_req_resume(struct sroce_qp *qp);
+
 #endif /* _SROCE_REQ_H */

@@ -29,6 +29,10 @@
  *
  * A duplicate atomic is answered from its resource without executing it
  * again; a duplicate READ is read again, its rkey checked again.
+ *
+ * UC (sroce_resp_uc_recv()): SENDs and WRITEs executed the same way, but
+ * never answered. A packet out of sequence or a remote error drops its
+ * message whole, and the receive WQE it took serves the next message.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -300,6 +304,9 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 	int err = 0;
 
 	lockdep_assert_held(&qp->resp.lock);
+	/* UC: the WQE of a message dropped is the next message's. */
+	if (qp->ibqp.qp_type == IB_QPT_UC && READ_ONCE(qp->resp.wqe_active))
+		return 0;
 	if (qp->ibqp.srq) {
 		err = sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe, 0);
 		if (err == -ENOENT)
@@ -398,6 +405,9 @@ sroce_resp_send(struct sroce_qp *qp, const struct sk_buff *skb,
 	if (!READ_ONCE(resp->wqe_active))
 		return SROCE_RESP_INV_REQ;
 	if (pay > resp->wqe->length - resp->received) {
+		/* UC: the message is dropped, its WQE kept for the next. */
+		if (qp->ibqp.qp_type == IB_QPT_UC)
+			return SROCE_RESP_INV_REQ;
 		*notify |= sroce_resp_complete(qp, IB_WC_LOC_LEN_ERR, IB_WC_RECV,
 					       0, NULL, NULL, false);
 		return SROCE_RESP_INV_REQ;
@@ -616,6 +626,94 @@ sroce_resp_execute(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 }
 
+enum sroce_uc_verdict sroce_resp_uc_verdict(u32 psn, u32 expected,
+					    bool dropping, int prev, u8 opcode)
+{
+	struct sroce_opcode_info info;
+
+	if (!sroce_opcode_decode(opcode, &info))
+		return SROCE_UC_DROP;
+	if (!dropping && psn == expected && sroce_opcode_next_ok(prev, opcode))
+		return SROCE_UC_EXECUTE;
+	if (info.pos == SROCE_POS_FIRST || info.pos == SROCE_POS_ONLY)
+		return SROCE_UC_RESTART;
+	return SROCE_UC_DROP;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_resp_uc_verdict);
+
+/* UC: drop the message in progress, and its packets still to come. */
+static void sroce_resp_uc_drop(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	lockdep_assert_held(&resp->lock);
+	if (!resp->uc_dropping)
+		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DROP_UC_MSG);
+	resp->uc_dropping = true;
+	resp->prev = SROCE_OPCODE_NONE;
+}
+
+/*
+ * A UC request (IBTA 9.8.3; Documentation/datapath.rst, "Unreliable
+ * connected"): never answered. Out of sequence, a FIRST or ONLY starts a
+ * new message where it is and anything else is dropped; a remote error
+ * drops the message; only a local error of the receive WQE (or its CQ)
+ * puts the QP in ERR.
+ */
+static void sroce_resp_uc_recv(struct sroce_qp *qp, struct sk_buff *skb,
+			       const struct sroce_opcode_info *info, u32 pay)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct sroce_bth *bth = (const void *)skb->data;
+	bool last = info->pos == SROCE_POS_LAST || info->pos == SROCE_POS_ONLY;
+	struct sroce_resp *resp = &qp->resp;
+	u32 psn = sroce_bth_psn(bth), npsn = 1;
+	enum sroce_resp_verdict v;
+	bool notify = false;
+
+	spin_lock(&resp->lock);
+	if (psn != resp->psn && !resp->uc_dropping)
+		sroce_count(sdev, SROCE_CNT_RX_SEQ_GAP);
+	switch (sroce_resp_uc_verdict(psn, resp->psn, resp->uc_dropping,
+				      resp->prev, bth->opcode)) {
+	case SROCE_UC_EXECUTE:
+		break;
+	case SROCE_UC_RESTART:
+		if (resp->prev != SROCE_OPCODE_NONE)
+			sroce_resp_uc_drop(qp);
+		resp->uc_dropping = false;
+		resp->prev = SROCE_OPCODE_NONE;
+		break;
+	default:
+		sroce_resp_uc_drop(qp);
+		goto out;
+	}
+	v = sroce_resp_execute(qp, skb, info, pay, &notify, &npsn);
+	resp->psn = sroce_psn_add(psn, 1);
+	if (resp->cq_lost) {
+		resp->cq_lost = false;
+		v = SROCE_RESP_OP_ERR;
+	}
+	if (v == SROCE_RESP_OP_ERR) {
+		spin_unlock(&resp->lock);
+		if (notify)
+			sroce_cq_notify(qp->ibqp.recv_cq);
+		sroce_qp_enter_error(qp, IB_QPS_ERR);
+		return;
+	}
+	if (v == SROCE_RESP_DONE) {
+		resp->prev = last ? SROCE_OPCODE_NONE : bth->opcode;
+	} else {
+		if (v == SROCE_RESP_RNR)
+			sroce_count(sdev, SROCE_CNT_RX_DROP_NO_RECV);
+		sroce_resp_uc_drop(qp);
+	}
+out:
+	spin_unlock(&resp->lock);
+	if (notify)
+		sroce_cq_notify(qp->ibqp.recv_cq);
+}
+
 void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
@@ -631,6 +729,10 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!sroce_opcode_decode(bth->opcode, &info))
 		return;
 	pay = skb->len - info.hdr_len - sroce_bth_pad(bth) - SROCE_ICRC_BYTES;
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		sroce_resp_uc_recv(qp, skb, &info, pay);
+		return;
+	}
 	last = info.pos == SROCE_POS_LAST || info.pos == SROCE_POS_ONLY;
 
 	spin_lock(&resp->lock);

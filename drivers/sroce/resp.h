@@ -58,6 +58,8 @@ struct sroce_res {
  * @prev: opcode of the previous packet, or SROCE_OPCODE_NONE between
  *	messages
  * @nak_sent: a sequence error NAK went out for the current gap
+ * @uc_dropping: UC: the rest of a message is being dropped, until a FIRST
+ *	or ONLY packet starts the next one
  * @wqe_active: @wqe holds the receive WQE of the message in progress;
  *	set and cleared under the QP's rq_lock, so that the responder's
  *	completion and a move to ERR's flush complete it once between them
@@ -82,6 +84,7 @@ struct sroce_resp {
 	u32 msn;
 	int prev;
 	bool nak_sent;
+	bool uc_dropping;
 	bool wqe_active;
 	struct sroce_rwqe *wqe;
 	u32 received;
@@ -125,6 +128,38 @@ enum sroce_psn_verdict {
 	SROCE_PSN_DUP_READ,
 	SROCE_PSN_DUP_ATOMIC,
 };
+
+/**
+ * enum sroce_uc_verdict - what a UC responder does with a request packet
+ * @SROCE_UC_EXECUTE: the PSN expected, in sequence: execute it
+ * @SROCE_UC_RESTART: a FIRST or ONLY out of sequence: a new message at
+ *	its own PSN; any message in progress is dropped
+ * @SROCE_UC_DROP: dropped, with the rest of its message
+ */
+enum sroce_uc_verdict {
+	SROCE_UC_EXECUTE,
+	SROCE_UC_RESTART,
+	SROCE_UC_DROP,
+};
+
+/**
+ * sroce_resp_uc_verdict() - the UC responder's decision table (IBTA 9.8.3)
+ * @psn: the request packet's PSN
+ * @expected: the PSN the responder expects next
+ * @dropping: the rest of a message is being dropped
+ * @prev: the opcode of the previous packet, or SROCE_OPCODE_NONE between
+ *	messages
+ * @opcode: the packet's opcode, one of UC's
+ *
+ * UC has no duplicates and no NAKs: a packet is executed only at the
+ * expected PSN and in sequence with @prev; otherwise a FIRST or ONLY
+ * starts a new message where it is, and anything else is dropped until
+ * one does.
+ *
+ * Return: the verdict (no side effect).
+ */
+enum sroce_uc_verdict sroce_resp_uc_verdict(u32 psn, u32 expected,
+					    bool dropping, int prev, u8 opcode);
 
 /**
  * sroce_resp_psn_verdict() - the responder's decision table, by PSN

@@ -67,7 +67,8 @@
  *	from its peer (source and destination address, or in this host the
  *	sending QP, not the QP's path)
  * @SROCE_CNT_RX_DROP_QKEY: UD datagrams dropped: Q_Key not the QP's
- * @SROCE_CNT_RX_DROP_NO_RECV: UD datagrams dropped: no receive WQE posted
+ * @SROCE_CNT_RX_DROP_NO_RECV: UD datagrams and UC messages dropped: no
+ *	receive WQE posted
  * @SROCE_CNT_RX_DROP_LENGTH: UD datagrams dropped: payload larger than
  *	the port MTU, or than the receive WQE (which stays posted)
  * @SROCE_CNT_RX_DROP_MCAST: multicast datagrams dropped: no QP of ours
@@ -112,6 +113,9 @@
  *	without a copy (the tx_zcopy parameter)
  * @SROCE_CNT_RX_GRO: datagrams that came in a list GRO gathered (the gro
  *	parameter), the first of each list included
+ * @SROCE_CNT_RX_DROP_UC_MSG: UC messages dropped whole: a PSN gap or a
+ *	packet out of sequence, no receive WQE, or a remote error (rkey,
+ *	access, length); UC has no NAK
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -154,6 +158,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_WINDOW_PROBE,
 	SROCE_CNT_TX_ZCOPY,
 	SROCE_CNT_RX_GRO,
+	SROCE_CNT_RX_DROP_UC_MSG,
 	SROCE_NUM_COUNTERS
 };
 

@@ -85,6 +85,8 @@ int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 	w->executed = false;
 	if (!sroce_wqe_executes(w->opcode))
 		return -EOPNOTSUPP;
+	if (qp->ibqp.qp_type == IB_QPT_UC && !sroce_wqe_uc_executes(w->opcode))
+		return -EOPNOTSUPP;
 	if (sroce_wr_local(w->opcode))
 		return sroce_wqe_fetch_local(qp, w, slot);
 	atomic = sroce_wr_atomic(w->opcode);

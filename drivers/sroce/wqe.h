@@ -130,6 +130,22 @@ static inline bool sroce_wr_rd_atomic(u32 opcode)
 bool sroce_wqe_executes(u32 opcode);
 
 /**
+ * sroce_wqe_uc_executes() - whether a UC requester executes a send opcode
+ * @opcode: IB_WR_* (user and kernel opcodes agree)
+ *
+ * UC has SEND and RDMA WRITE, with immediate data or without (IBTA 9.8),
+ * besides the local operations: no READ, atomic or SEND with invalidate.
+ *
+ * Context: any.
+ * Return: true for the opcodes a UC QP sends.
+ */
+static inline bool sroce_wqe_uc_executes(u32 opcode)
+{
+	return sroce_wqe_executes(opcode) && !sroce_wr_rd_atomic(opcode) &&
+	       opcode != IB_WR_SEND_WITH_INV;
+}
+
+/**
  * sroce_wqe_fetch() - copy the send WQE at &sroce_req.pos out of the ring
  * @qp: the QP
  * @w: where the copy goes (the requester's slot for that WQE)
