@@ -145,6 +145,64 @@ static void psn_verdict_test(struct kunit *test)
 				    cases[i].v, "case %u", i);
 }
 
+#define UC(op)	SROCE_OPCODE(SROCE_TR_UC, SROCE_OP_##op)
+#define NONE	SROCE_OPCODE_NONE
+
+/* UC (IBTA 9.8.3): no duplicates, no NAKs; a FIRST or ONLY restarts. */
+static void uc_verdict_test(struct kunit *test)
+{
+	static const struct {
+		u32 psn, expected;
+		bool dropping;
+		int prev;
+		u8 opcode;
+		enum sroce_uc_verdict v;
+	} cases[] = {
+		/* In sequence at the expected PSN, across the wrap too. */
+		{ 100, 100, false, NONE, UC(SEND_ONLY), SROCE_UC_EXECUTE },
+		{ 100, 100, false, NONE, UC(WRITE_FIRST), SROCE_UC_EXECUTE },
+		{ 101, 101, false, UC(WRITE_FIRST), UC(WRITE_MIDDLE), SROCE_UC_EXECUTE },
+		{ 0, 0, false, UC(SEND_MIDDLE), UC(SEND_LAST_IMM), SROCE_UC_EXECUTE },
+		{ 7, 7, false, UC(SEND_LAST), UC(WRITE_ONLY_IMM), SROCE_UC_EXECUTE },
+		/* A gap: FIRST and ONLY start anew where they are. */
+		{ 105, 100, false, NONE, UC(SEND_FIRST), SROCE_UC_RESTART },
+		{ 105, 100, false, UC(SEND_MIDDLE), UC(WRITE_ONLY), SROCE_UC_RESTART },
+		{ 99, 100, false, NONE, UC(SEND_ONLY_IMM), SROCE_UC_RESTART },
+		{ 0xffffff, 2, false, NONE, UC(SEND_ONLY), SROCE_UC_RESTART },
+		/* ... the rest is dropped. */
+		{ 105, 100, false, UC(SEND_FIRST), UC(SEND_MIDDLE), SROCE_UC_DROP },
+		{ 105, 100, false, UC(WRITE_MIDDLE), UC(WRITE_LAST_IMM), SROCE_UC_DROP },
+		{ 99, 100, false, UC(SEND_FIRST), UC(SEND_LAST), SROCE_UC_DROP },
+		/* Out of sequence at the expected PSN: a lost LAST, a lost FIRST. */
+		{ 100, 100, false, UC(SEND_MIDDLE), UC(SEND_FIRST), SROCE_UC_RESTART },
+		{ 100, 100, false, UC(WRITE_FIRST), UC(SEND_ONLY), SROCE_UC_RESTART },
+		{ 100, 100, false, NONE, UC(SEND_MIDDLE), SROCE_UC_DROP },
+		{ 100, 100, false, UC(SEND_FIRST), UC(WRITE_LAST), SROCE_UC_DROP },
+		{ 100, 100, false, UC(SEND_LAST), UC(WRITE_MIDDLE), SROCE_UC_DROP },
+		/* Dropping: until a FIRST or ONLY, even at the expected PSN. */
+		{ 100, 100, true, NONE, UC(SEND_MIDDLE), SROCE_UC_DROP },
+		{ 100, 100, true, NONE, UC(WRITE_LAST), SROCE_UC_DROP },
+		{ 100, 100, true, NONE, UC(SEND_FIRST), SROCE_UC_RESTART },
+		{ 140, 100, true, NONE, UC(WRITE_ONLY_IMM), SROCE_UC_RESTART },
+		/* Another transport's opcode is never in sequence. */
+		{ 101, 101, false, UC(SEND_FIRST),
+		  SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_SEND_LAST), SROCE_UC_DROP },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_resp_uc_verdict(cases[i].psn,
+							  cases[i].expected,
+							  cases[i].dropping,
+							  cases[i].prev,
+							  cases[i].opcode),
+				    cases[i].v, "case %u", i);
+}
+
+#undef UC
+#undef NONE
+
 static void window_test(struct kunit *test)
 {
 	static const struct {
@@ -649,6 +707,7 @@ static void res_dup_atomic_test(struct kunit *test)
 static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(npsn_test),
 	KUNIT_CASE(psn_verdict_test),
+	KUNIT_CASE(uc_verdict_test),
 	KUNIT_CASE(window_test),
 	KUNIT_CASE(cwnd_nak_test),
 	KUNIT_CASE(cwnd_timeout_test),
@@ -677,5 +736,5 @@ static struct kunit_suite sroce_engine_suite = {
 
 kunit_test_suite(sroce_engine_suite);
 
-MODULE_DESCRIPTION("KUnit tests for sroce's RC engines");
+MODULE_DESCRIPTION("KUnit tests for sroce's RC and UC engines");
 MODULE_LICENSE("GPL");

@@ -77,6 +77,7 @@ struct mask_case {
 #define UD_INIT	(IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
 #define RC_RTR	(IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN | \
 		 IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
+#define UC_RTR	(IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN)
 #define RC_RTS	(IB_QP_SQ_PSN | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | \
 		 IB_QP_MAX_QP_RD_ATOMIC)
 
@@ -96,6 +97,20 @@ static const struct mask_case mask_cases[] = {
 	{ "rc-rtr-no-av", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR & ~IB_QP_AV,
 	  -EINVAL },
 	{ "ud-rtr", IB_QPT_UD, IB_QPS_INIT, IB_QPS_RTR, 0, 0 },
+	{ "uc-rtr", IB_QPT_UC, IB_QPS_INIT, IB_QPS_RTR, UC_RTR, 0 },
+	{ "uc-rtr-no-dest-qpn", IB_QPT_UC, IB_QPS_INIT, IB_QPS_RTR,
+	  UC_RTR & ~IB_QP_DEST_QPN, -EINVAL },
+	{ "uc-rtr-with-rd-atomic", IB_QPT_UC, IB_QPS_INIT, IB_QPS_RTR,
+	  UC_RTR | IB_QP_MAX_DEST_RD_ATOMIC, -EINVAL },
+	{ "uc-rtr-with-rnr-timer", IB_QPT_UC, IB_QPS_INIT, IB_QPS_RTR,
+	  UC_RTR | IB_QP_MIN_RNR_TIMER, -EINVAL },
+	{ "uc-rts", IB_QPT_UC, IB_QPS_RTR, IB_QPS_RTS, IB_QP_SQ_PSN, 0 },
+	{ "uc-rts-with-timeout", IB_QPT_UC, IB_QPS_RTR, IB_QPS_RTS,
+	  IB_QP_SQ_PSN | IB_QP_TIMEOUT, -EINVAL },
+	{ "uc-rts-with-retry", IB_QPT_UC, IB_QPS_RTR, IB_QPS_RTS,
+	  IB_QP_SQ_PSN | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY, -EINVAL },
+	{ "uc-rts-with-rd-atomic", IB_QPT_UC, IB_QPS_RTR, IB_QPS_RTS,
+	  IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC, -EINVAL },
 	{ "rc-rts", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS, 0 },
 	{ "rc-rts-no-sq-psn", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS,
 	  RC_RTS & ~IB_QP_SQ_PSN, -EINVAL },
