@@ -152,3 +152,22 @@ def rc_pair(ctx, pd, gid, gidx, b_access=REMOTE, depth=8, **rts):
                                        (qps[1], qps[0], b_access)):
         rc_connect(qp, gid, gidx, peer.qp_num, access=access, **rts)
     return qps
+
+
+def uc_connect(qp, gid, gidx, dest_qpn, rq_psn=100, sq_psn=100,
+               access=e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE,
+               upto=e.IBV_QPS_RTS, mtu=e.IBV_MTU_1024, hop_limit=64):
+    """UC QP @qp from RESET to @upto (INIT, RTR or RTS) as rc_connect()
+    does, with UC's attributes only: no ACK timeout, retry counts, RNR
+    timer or READ/atomic depths (IBTA 11.2.5.2). Returns @qp."""
+    modify(qp, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qp_access_flags=access)
+    if upto == e.IBV_QPS_INIT:
+        return qp
+    modify(qp, e.IBV_QPS_RTR, path_mtu=mtu, dest_qp_num=dest_qpn, rq_psn=rq_psn,
+           ah_attr=AHAttr(port_num=1, is_global=1,
+                          gr=GlobalRoute(dgid=gid, sgid_index=gidx,
+                                         hop_limit=hop_limit)))
+    if upto == e.IBV_QPS_RTR:
+        return qp
+    modify(qp, e.IBV_QPS_RTS, sq_psn=sq_psn)
+    return qp

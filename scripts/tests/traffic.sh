@@ -6,18 +6,20 @@
 # over the IPv4 and the IPv6 GID, several sizes, polling and events; then
 # the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
 # requests that must fail (traffic_neg.py), the retry limits
-# (traffic_retry.py: RNR, ACK timeouts, timers at destroy) and UD
-# datagrams good and bad (ud_neg.py).
+# (traffic_retry.py: RNR, ACK timeouts, timers at destroy), UD
+# datagrams good and bad (ud_neg.py), and UC: ibv_uc_pingpong, perftest
+# -c UC and uc.py.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
-# pingpong DESCRIPTION ARGS...: server and client on sroce0, 30 s at most.
+# pingpong DESCRIPTION ARGS...: server and client on sroce0, 30 s at most;
+# $pp names the program (ibv_rc_pingpong unless set).
 pingpong() {
-	local d=$1 port=$((18515 + tap_n)) out
+	local d=$1 port=$((18515 + tap_n)) out prog=${pp:-ibv_rc_pingpong}
 	shift
-	timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@" >/tmp/pp-server.log 2>&1 &
+	timeout 120 $prog -d sroce0 -p "$port" -c "$@" >/tmp/pp-server.log 2>&1 &
 	wait_for 20 port_listening "$port"
-	if out=$(timeout 120 ibv_rc_pingpong -d sroce0 -p "$port" -c "$@" localhost 2>&1) &&
+	if out=$(timeout 120 $prog -d sroce0 -p "$port" -c "$@" localhost 2>&1) &&
 		wait $!; then
 		ok "$d ($(echo "$out" | grep -o '[0-9.]* Mbit/sec' | head -n 1))"
 	else
@@ -65,6 +67,42 @@ check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 # UD datagrams: the good one and those dropped (ud_neg.py). Last: its
 # larger-than-MTU send is counted as tx_drop.
 tap_program 300 ud_neg.py sroce0 "$g4"
+
+# UC: pingpong and perftest in loopback, then uc.py (every operation and
+# size byte for byte, refusals, drops), its crafted datagrams coming from
+# a peer namespace that takes veth1 (the loopback traffic needs it not).
+pp=ibv_uc_pingpong
+pingpong "uc_pingpong IPv4, 4 KiB x 100" -g "$g4" -s 4096 -n 100
+pingpong "uc_pingpong IPv6, 64 KiB x 20 (MTU 1024)" -g "$g6" -s 65536 -n 20 -m 1024
+pp=
+# perftest_uc DESCRIPTION TOOL ARGS...: a perftest UC run on sroce0.
+perftest_uc() {
+	local d=$1 tool=$2 port=$((18515 + tap_n)) out
+	shift 2
+	timeout 120 "$tool" -d sroce0 -p "$port" -F -c UC "$@" >/tmp/pt-server.log 2>&1 &
+	wait_for 20 port_listening "$port"
+	if out=$(timeout 120 "$tool" -d sroce0 -p "$port" -F -c UC "$@" localhost 2>&1) &&
+		wait $!; then
+		ok "$d ($(echo "$out" | awk '/^ *[0-9]+ +[0-9]+ /{print $4 " MB/s"}' | tail -n 1))"
+	else
+		not_ok "$d"
+		printf '%s\n' "$out" | tail -n 20 | diag
+		tail -n 20 /tmp/pt-server.log | diag
+		wait
+	fi
+}
+perftest_uc "ib_send_bw -c UC 64 KiB, IPv4" ib_send_bw -x "$g4" -s 65536 -n 100
+perftest_uc "ib_write_bw -c UC 64 KiB, IPv6" ib_write_bw -x "$g6" -s 65536 -n 100
+ip netns add ucpeer
+ip link set veth1 netns ucpeer
+ip -n ucpeer link set veth1 up
+ip -n ucpeer addr add 2001:db8::2/64 dev veth1 nodad
+tap_program 300 uc.py sroce0 "$g4" ucpeer 2001:db8::2 2001:db8::1
+check "no UC packet left to no engine" [ "$(counter rx_unhandled)" = 0 ]
+# veth1 home first: deleting the namespace would delete it, and veth0 and
+# sroce0 with it.
+ip -n ucpeer link set veth1 netns 1
+ip netns del ucpeer
 rdma statistic show link sroce0/1 | diag
 rdma link delete sroce0
 tap_done
