@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest test (topology "pair"): sroce on guest a against upstream rdma_rxe
-# on guest b, same kernel, over the QEMU link: ibv_rc_pingpong validating
-# every buffer, the verifying program and perftest (every RC test on bpo,
+# on guest b, same kernel, over the QEMU link: ibv_rc_pingpong and
+# ibv_uc_pingpong validating every buffer, the verifying program and perftest (every RC test on bpo,
 # WRITE and READ bandwidth elsewhere), then UD and rdma_cm traffic
 # (pair_cm), with sroce serving and with rdma_rxe serving.
 . "$SROCE_SRC/scripts/guest/tap.sh"
@@ -29,17 +29,18 @@ check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
 # slow. sroce takes rdma_rxe's answers to the duplicates (an ACK ahead of
 # what it resent moves it forward; datapath.rst), so these are checks,
 # and loss.sh's "late" step keeps that case.
-# pingpong PORT SERVER ARGS...: SERVER (a or b) serves, the other connects.
+# pingpong PORT SERVER ARGS...: SERVER (a or b) serves, the other connects;
+# $pp names the program (ibv_rc_pingpong unless set).
 pingpong() {
-	local port=$1 server=$2
+	local port=$1 server=$2 prog=${pp:-ibv_rc_pingpong}
 	shift 2
 	barrier "pp$port"
 	if [ "$SROCE_ROLE" = "$server" ]; then
-		check "$driver serves: $*" serve_and_tell "$port" \
-			timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@"
+		check "$driver serves: ${prog#ibv_} $*" serve_and_tell "$port" \
+			timeout 120 $prog -d dev0 -g "$g" -p "$port" -c "$@"
 	else
-		check "$driver connects: $*" connect_when_told "$port" \
-			timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@" "192.0.2.$peer"
+		check "$driver connects: ${prog#ibv_} $*" connect_when_told "$port" \
+			timeout 120 $prog -d dev0 -g "$g" -p "$port" -c "$@" "192.0.2.$peer"
 	fi
 }
 pingpong 18515 a -s 4096 -n 50
@@ -47,6 +48,13 @@ pingpong 18516 a -s 65536 -n 10 -m 1024
 pingpong 18517 b -s 4096 -n 50
 pingpong 18518 b -s 65536 -n 10 -m 1024
 pingpong 18519 b -s 1 -n 50
+# UC both ways: nothing acknowledged, every buffer still validated.
+pp=ibv_uc_pingpong
+pingpong 18520 a -s 4096 -n 50
+pingpong 18521 b -s 4096 -n 50
+pingpong 18522 a -s 65536 -n 10 -m 1024
+pingpong 18523 b -s 65536 -n 10 -m 1024
+pp=
 
 # Every byte checked (rc_verify.py), then perftest, with sroce serving
 # and with rdma_rxe serving.
