@@ -76,7 +76,8 @@
  *	the reverse)
  * @SROCE_CNT_RX_UNHANDLED: passed every check; no engine takes it yet
  * @SROCE_CNT_RX_DUP_REQUEST: duplicate requests (PSN behind), ACKed again
- * @SROCE_CNT_RX_SEQ_GAP: requests past the expected PSN (a gap)
+ * @SROCE_CNT_RX_SEQ_GAP: RC requests past the expected PSN (a gap); UC packets
+ *	at any PSN but the expected one
  * @SROCE_CNT_RX_NAK_SEQ: sequence error NAKs received
  * @SROCE_CNT_RX_RNR_NAK: RNR NAKs received
  * @SROCE_CNT_RX_BAD_RESPONSE: responses matching no outstanding request
