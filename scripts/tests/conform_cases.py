@@ -558,6 +558,38 @@ def gsi_qkey(t):
     return t.look(None)
 
 
+# --- UC (IBTA 9.8: no acknowledgment; a broken message is dropped whole) ---
+G = 'UC'
+UC_SEND_FIRST, UC_SEND_LAST, UC_SEND_ONLY, UC_WRITE_ONLY = 0x20, 0x22, 0x24, 0x2a
+UCQ = {'wire': [], 'state': 'RTS'}
+
+
+def uc_case(ident, desc, act, sroce=None, recvs=1, **want):
+    def fn(t):
+        q = t.uc(recvs)
+        extra = act(t, q) or {}
+        return t.look(q, **extra)
+    case(ident, G, desc, sroce, **(UCQ | want))(fn)
+
+
+uc_case('V01', 'a UC SEND: received, nothing answered',
+        lambda t, q: t.tx(UC_SEND_ONLY, q.qp_num, X16, ackreq=True), wcs=['0:OK'])
+uc_case('V02', 'a UC SEND_FIRST, a lost packet, then SEND_LAST: the message dropped, the '
+        'next SEND lands in the same receive WR',
+        lambda t, q: (t.tx(UC_SEND_FIRST, q.qp_num, b'f' * MTU),
+                      t.tx(UC_SEND_LAST, q.qp_num, X16, psn=2),
+                      t.tx(UC_SEND_ONLY, q.qp_num, X16, psn=3)) and None,
+        {'rx_drop_uc_msg': 1}, wcs=['0:OK'])
+uc_case('V03', 'a UC SEND with no receive posted: dropped, no RNR NAK',
+        lambda t, q: t.tx(UC_SEND_ONLY, q.qp_num, X16, ackreq=True),
+        {'rx_drop_uc_msg': 1}, recvs=0, wcs=[])
+uc_case('V04', 'a UC WRITE with an R_Key nobody has: dropped, no NAK, the QP in RTS',
+        lambda t, q: write(t, q, t.mr.buf, t.mr.rkey ^ 0x5a5a00, 16, op=UC_WRITE_ONLY),
+        {'rx_drop_uc_msg': 1}, recvs=0, wcs=[], mem='untouched')
+uc_case('V05', 'an RC SEND to a UC QP: dropped', lambda t, q: send(t, q),
+        {'rx_drop_opcode': 1}, wcs=[])
+
+
 # --- resources ---------------------------------------------------------------
 G = 'resources'
 simple('E01', G, 'a SEND with no receive posted: RNR NAK, the QP waits on',

@@ -21,7 +21,7 @@ from pyverbs.wr import SGE, RecvWR, SendWR
 
 import rdmatest
 import roce
-from rdmatest import REMOTE, modify, rc_connect
+from rdmatest import REMOTE, modify, rc_connect, uc_connect
 
 NETNS = 'peer'
 ADDR = {'ours6': '2001:db8::1', 'other6': '2001:db8::5', 'peer6': '2001:db8::2',
@@ -175,6 +175,19 @@ class Env:
         for i in range(recvs):
             self.recv(qp, i, recv_len)
         qp.cq, qp.fam = cq, fam
+        return qp
+
+    def uc(self, recvs=1):
+        """A UC QP in RTS, its peer as rc()'s, expecting PSN 0."""
+        cq = self.cq()
+        attr = QPInitAttr(qp_type=e.IBV_QPT_UC, scq=cq, rcq=cq,
+                          cap=QPCap(max_send_wr=8, max_recv_wr=8))
+        qp = self.keep(TQP(self.pd, attr))
+        uc_connect(qp, GID(roce.gid_text(ADDR['peer6'])), self.gidx[6], PEER_QPN,
+                   rq_psn=0, sq_psn=1000, hop_limit=1)
+        for i in range(recvs):
+            self.recv(qp, i)
+        qp.cq, qp.fam = cq, 6
         return qp
 
     def ud(self, recvs=1, recv_len=RECV_LEN):
