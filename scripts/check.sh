@@ -128,16 +128,18 @@ fi
 # loopback), iser (nvmf's), ud (interop's UD and rdma_cm, sroce on both
 # ends), perftest (traffic.sh's operations, verified there); and link to deb13.
 jobs() {
-	local t=$1 s
+	local t=$1 s hostile_tmo=1200
+	# The fuzz's long form: 10^6 datagrams, 25 minutes on debug.
+	[ -n "$full" ] && hostile_tmo=3600
 	case "$full:$t" in
 	1:* | *:bpo)
-		for s in "one pyverbs 1200" "one hostile 1200" "one storage 900" \
+		for s in "one pyverbs 1200" "one hostile $hostile_tmo" "one storage 900" \
 			"pair nvmf 1200" "pair iser 900" "pair interop 1200" "pair loss 1200"; do
 			echo "$t $s"
 		done
 		;;
 	*:debug)
-		for s in "one pyverbs 1200" "one hostile 1200" "pair nvmf 1200" \
+		for s in "one pyverbs 1200" "one hostile $hostile_tmo" "pair nvmf 1200" \
 			"pair interop 1200" "pair loss 1200"; do
 			echo "$t $s"
 		done

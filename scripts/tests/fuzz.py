@@ -36,12 +36,14 @@ FUZZ_SAVE=DIR: each batch is written to DIR/fuzz-batch.bin (a 4-byte
 big-endian length before each datagram) before it is sent, so that after
 a crash the batch that caused it is there.
 
-Forms (Python builds and sends; the guest's CPU is the limit):
-  short, in a suite: COUNT 50000, SEED 1: about 75 s on the debug
+Forms, both in the hostile suite (hostile.sh; Python builds and sends,
+the guest's CPU is the limit):
+  short (make check): COUNT 50000, SEED 1: about 75 s on the debug
     kernel (700 datagrams/s), about 20 s on bpo;
-  long: COUNT 1000000: 25 min on debug (667/s), 6.6 min on bpo (2543/s):
+  long (make check FULL=1): COUNT 1000000: 25 min on debug (667/s),
+    6.6 min on bpo (2543/s); alone:
     scripts/vm.sh --timeout 3600 debug one \
-        'sh $SROCE_SRC/scripts/tests/fuzz_try.sh 1000000 7'
+        'SROCE_FULL=1 sh $SROCE_SRC/scripts/tests/hostile.sh'
 
 Usage: fuzz.py DEV NETNS PEER_ADDR OUR_ADDR COUNT SEED"""
 import os

@@ -3,7 +3,8 @@
 #
 # Guest test (topology "one"): the hostile conformance suite (conform.py)
 # against sroce, then the same cases against rdma_rxe on the same link,
-# and the two columns side by side. The crafted datagrams come from a peer
+# and the two columns side by side; between the two, the receive path
+# fuzzed (fuzz.py): 50 000 mutated datagrams, 10^6 with SROCE_FULL=1. The crafted datagrams come from a peer
 # network namespace: its address 2001:db8::2 / 192.0.2.2 is the QPs'
 # peer, 2001:db8::3 / 192.0.2.3 an off-path sender; 2001:db8::5 /
 # 192.0.2.5 are ours but no QP's. sroce's column is the TAP (a case off
@@ -26,6 +27,9 @@ ip -n peer addr add 2001:db8::3/64 dev veth1 nodad
 cd "$SROCE_SRC/scripts/tests" || exit 1
 rdma link add sroce0 type sroce netdev veth0
 tap_program 0 conform.py run sroce0 sroce /tmp/conform-sroce.json
+count=50000
+[ "${SROCE_FULL:-0}" = 1 ] && count=1000000
+tap_program 0 fuzz.py sroce0 peer 2001:db8::2 2001:db8::1 "$count" 1
 rdma link delete sroce0
 rmmod sroce
 
