@@ -102,10 +102,7 @@ DATA = rng.randbytes(4 * MTU + 256)
 
 ctx = Context(name=DEV)
 pd = PD(ctx)
-gidx = rdmatest.gid_index(ctx, roce.gid_text(OURS))
-if gidx is None:
-    tap(False, 'the GID of %s appears in the table' % OURS)
-    sys.exit(tap.done())
+gidx = rdmatest.gid_index_or_exit(ctx, roce.gid_text(OURS), tap)
 peer_gid = GID(roce.gid_text(PEER))
 mr = MR(pd, MRSIZE, REMOTE)
 mr2 = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ)

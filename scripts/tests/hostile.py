@@ -48,10 +48,7 @@ def moved(before, *names):
 
 ctx = Context(name=DEV)
 pd = PD(ctx)
-gidx = rdmatest.gid_index(ctx, roce.gid_text(OURS))
-if gidx is None:
-    tap(False, 'the GID of %s appears in the table' % OURS)
-    sys.exit(tap.done())
+gidx = rdmatest.gid_index_or_exit(ctx, roce.gid_text(OURS), tap)
 mr = MR(pd, 4 * MTU, REMOTE)
 
 

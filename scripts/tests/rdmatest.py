@@ -6,6 +6,7 @@ device or another host's), and two RC QPs on one device connected to each
 other (loopback)."""
 import re
 import subprocess
+import sys
 import time
 
 import pyverbs.enums as e
@@ -74,6 +75,16 @@ def gid_index(ctx, gid, tries=100):
             return found
         time.sleep(0.1)
     return None
+
+
+def gid_index_or_exit(ctx, gid, tap):
+    """The index of GID @gid (its text), as gid_index() finds it; when it
+    never appears, a failed TAP line says so and the program ends."""
+    found = gid_index(ctx, gid)
+    if found is None:
+        tap(False, 'the GID %s appears in the table' % gid)
+        sys.exit(tap.done())
+    return found
 
 
 def new_qp(pd, cq, qp_type=e.IBV_QPT_RC, **cap):
