@@ -56,6 +56,7 @@ struct sroce_comp_out {
 	bool progress;		/* something new was acknowledged */
 	enum ib_wc_status fail;	/* IB_WC_SUCCESS, or the head WQE's error */
 	bool cq_lost;		/* the send CQ overflowed: the QP goes to ERR */
+	bool drained;		/* in SQD, the last WQE started retired */
 };
 
 /*
@@ -429,7 +430,10 @@ static void sroce_comp_to(struct sroce_qp *qp, const u32 *sent)
 	if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD)
 		sroce_comp_retire(qp, sent ? *sent : qp->comp.acked_psn, false,
 				  &out);
+	out.drained = sroce_qp_sqd_check(qp);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (out.drained)
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	if (out.notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
 	if (out.cq_lost)
@@ -506,7 +510,10 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 			out.kick = true;
 	}
 	head = qp->sq.index;
+	out.drained = sroce_qp_sqd_check(qp);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (out.drained)
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 
 	if (!ok)
 		sroce_count(sdev, SROCE_CNT_RX_BAD_RESPONSE);

@@ -132,7 +132,7 @@ static bool sroce_qp_flush_active(struct sroce_qp *qp)
 	return sroce_cq_add(qp->ibqp.recv_cq, &wc, qp->ibqp.qp_num, false) > 0;
 }
 
-static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = qp->ibqp.device,
@@ -142,6 +142,30 @@ static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+bool sroce_qp_sqd_check(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->sq_lock);
+	if (qp->state != IB_QPS_SQD || !qp->sqd_boundary || qp->sq_drained ||
+	    qp->req.rewind || qp->sq.index != READ_ONCE(qp->req.pos))
+		return false;
+	qp->sq_drained = true;
+	return qp->params.sqd_notify;
+}
+
+void sroce_qp_sqd_boundary(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool event;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (qp->state == IB_QPS_SQD)
+		qp->sqd_boundary = true;
+	event = sroce_qp_sqd_check(qp);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (event)
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
 void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)

@@ -42,7 +42,8 @@ struct sroce_tx_acct;
  * @max_rd_atomic: outstanding RDMA READ/atomic as initiator
  * @max_dest_rd_atomic: outstanding RDMA READ/atomic as responder
  * @access: IB_ACCESS_REMOTE_* granted to the peer
- * @sq_draining: SQD entered with EN_SQD_ASYNC_NOTIFY
+ * @sqd_notify: SQD entered with EN_SQD_ASYNC_NOTIFY: its drain raises
+ *	IB_EVENT_SQ_DRAINED
  * @av: the primary path (RC, UC)
  */
 struct sroce_qp_params {
@@ -59,7 +60,7 @@ struct sroce_qp_params {
 	u8 max_rd_atomic;
 	u8 max_dest_rd_atomic;
 	int access;
-	bool sq_draining;
+	bool sqd_notify;
 	struct rdma_ah_attr av;
 };
 
@@ -85,6 +86,10 @@ struct sroce_qp_params {
  * @fail_pos: send ring index of the WQE that failed, when @fail_set
  * @fail_status: the status it completes with (the others flush)
  * @fail_set: a send WQE failed; set with the state ERR, under @sq_lock
+ * @sqd_boundary: in SQD, the requester has stopped before a WQE not
+ *	started (or none posted); a rewind clears it (under @sq_lock)
+ * @sq_drained: in SQD, nothing started is outstanding any more: the
+ *	"SQ drained" of IBTA 11.2.5 (under @sq_lock; cleared entering SQD)
  * @gone: its destroy has begun, under @sq_lock: the resource dump reads
  *	nothing more of it (its rings and accounting are being freed)
  * @req: requester state (req.c)
@@ -111,6 +116,8 @@ struct sroce_qp {
 	u32 fail_pos;
 	enum ib_wc_status fail_status;
 	bool fail_set;
+	bool sqd_boundary;
+	bool sq_drained;
 	bool gone;
 	struct sroce_req req;
 	struct sroce_comp comp;
@@ -150,6 +157,40 @@ void sroce_qp_put(struct sroce_qp *qp);
  * Context: any; none of the QP's posting locks held.
  */
 void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next);
+
+/**
+ * sroce_qp_event() - raise an asynchronous event of the QP
+ * @qp: the QP
+ * @type: the event
+ *
+ * Context: any; none of the QP's posting locks held (the handler may
+ * take them, and post).
+ */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type);
+
+/**
+ * sroce_qp_sqd_check() - whether the QP has just drained in SQD
+ * @qp: the QP
+ *
+ * Drained (IBTA 10.3.1): in SQD, the requester stopped at a message
+ * boundary, no rewind asked for, and every WQE before it completed.
+ * Records it, once per entry into SQD.
+ *
+ * Context: any, under the QP's sq_lock.
+ * Return: whether IB_EVENT_SQ_DRAINED is to be raised (the modify asked
+ * for it), by the caller once the lock is dropped.
+ */
+bool sroce_qp_sqd_check(struct sroce_qp *qp);
+
+/**
+ * sroce_qp_sqd_boundary() - the requester stops in SQD at a WQE boundary
+ * @qp: the QP
+ *
+ * Marks the stop and raises IB_EVENT_SQ_DRAINED if that drains the QP.
+ *
+ * Context: process or softirq; none of the QP's posting locks held.
+ */
+void sroce_qp_sqd_boundary(struct sroce_qp *qp);
 
 /**
  * sroce_qp_flush_sq() - complete every WQE on the send ring, flushed

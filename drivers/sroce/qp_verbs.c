@@ -127,7 +127,7 @@ static void sroce_qp_enter_reset(struct sroce_qp *qp)
 		/* Release: the producer sees the slots free only after we left them. */
 		smp_store_release(&q[i]->ring->consumer, q[i]->index);
 	}
-	qp->params.sq_draining = false;
+	qp->params.sqd_notify = false;
 }
 
 /* Receiving starts: the responder's sequence and the path to the peer. */
@@ -199,14 +199,22 @@ static int sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	case IB_QPS_RTS:
 		if (qp->state == IB_QPS_RTR)
 			sroce_req_start(qp);
+		/* Out of SQD: the WQEs left posted go (IBTA 10.3.1). */
+		qp->sqd_boundary = false;
+		qp->sq_drained = false;
 		/* Out of SQE: the failed WQE is told; a new one may fail. */
 		if (qp->state == IB_QPS_SQE && qp->ibqp.qp_type == IB_QPT_UC)
 			sroce_req_resume(qp);
 		qp->fail_set = false;
 		break;
 	case IB_QPS_SQD:
-		qp->params.sq_draining = mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&
-					 attr->en_sqd_async_notify;
+		/* SQD to SQD changes attributes only: the drain goes on. */
+		if (qp->state == IB_QPS_SQD)
+			break;
+		qp->params.sqd_notify = mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&
+					attr->en_sqd_async_notify;
+		qp->sqd_boundary = false;
+		qp->sq_drained = false;
 		break;
 	default:
 		break;
@@ -215,8 +223,12 @@ static int sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
-	/* Posted sends wait for RTS; a drained SQ may take more. */
-	if (next == IB_QPS_RTS)
+	/*
+	 * Posted sends wait for RTS; a drained SQ may take more. Into SQD,
+	 * the requester finds its message boundary (and may find the QP
+	 * drained at once).
+	 */
+	if (next == IB_QPS_RTS || next == IB_QPS_SQD)
 		sroce_req_kick(&qp->req);
 	return 0;
 }
@@ -317,6 +329,7 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	 */
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	attr->qp_state = qp->state;
+	attr->sq_draining = qp->state == IB_QPS_SQD && !qp->sq_drained;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	attr->cur_qp_state = attr->qp_state;
 	attr->path_mtu = p->path_mtu;
@@ -331,8 +344,7 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->ah_attr = p->av;
 	attr->ah_attr.grh.sgid_attr = NULL;
 	attr->pkey_index = p->pkey_index;
-	attr->en_sqd_async_notify = p->sq_draining;
-	attr->sq_draining = attr->qp_state == IB_QPS_SQD && p->sq_draining;
+	attr->en_sqd_async_notify = p->sqd_notify;
 	attr->max_rd_atomic = p->max_rd_atomic;
 	attr->max_dest_rd_atomic = p->max_dest_rd_atomic;
 	attr->min_rnr_timer = p->min_rnr_timer;
@@ -716,7 +728,7 @@ static bool sroce_post_send_flush(struct sroce_qp *qp, const struct ib_send_wr *
 
 /*
  * The send side. RC, UD and GSI QPs in RTS or SQD take sends (the
- * requester runs them; in SQD they wait); a user QP rings the doorbell
+ * requester runs them; in SQD they wait for RTS); a user QP rings the doorbell
  * with no WR. In ERR and SQE, what is posted is flushed at once
  * (ib_drain_sq() relies on it). RESET, INIT and RTR take no sends (IBTA
  * 10.8.2). UC QPs send like RC ones, unacknowledged.

@@ -36,6 +36,10 @@
  * acknowledged, rebuilding each packet from the copied WQE and the MR
  * (a READ asks only for the rest of its data). An RNR NAK pauses the
  * requester for the time it names, then rewinds the same way.
+ *
+ * In SQD the requester sends only what it started: a message to its end,
+ * and what a rewind sends again; it stops before the next WQE, and the
+ * QP is drained once all it started is completed (sroce_qp_sqd_check()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -642,6 +646,8 @@ static bool sroce_req_rewind(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->sq_lock);
 	req->rewind = false;
+	/* In SQD: what was sent goes again before the QP can be drained. */
+	qp->sqd_boundary = false;
 	for (i = head; i != req->pos; i = (i + 1) & qp->sq.mask)
 		if (sroce_wr_rd_atomic(sroce_req_swqe(&qp->req, i)->opcode))
 			req->rd_sent--;
@@ -675,19 +681,45 @@ static bool sroce_req_rewind(struct sroce_qp *qp)
 	return req->pos != head;
 }
 
+/*
+ * In SQD, whether the requester stops before the WQE at req.pos (@posted:
+ * there is one): it does before one not started, whose first packet was
+ * never sent (a local operation: not done), and where none is posted.
+ * A WQE started is sent to its end, and sent again after a rewind, so a
+ * message is never cut. Stopped there, the QP may be drained.
+ */
+static bool sroce_req_sqd_stop(struct sroce_qp *qp, bool posted)
+{
+	struct sroce_req *req = &qp->req;
+	const struct sroce_swqe *w;
+
+	if (READ_ONCE(qp->state) != IB_QPS_SQD)
+		return false;
+	if (posted && req->pos != req->fetched_to) {
+		w = sroce_req_swqe(req, req->pos);
+		if (sroce_wr_local(w->opcode) ? w->executed :
+		    sroce_psn_before(w->first_psn, req->high_psn))
+			return false;
+	}
+	sroce_qp_sqd_boundary(qp);
+	return true;
+}
+
 /* One pass over the send ring. Returns: work remains (budget, memory). */
 static bool sroce_req_pass(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	unsigned int budget = SROCE_REQ_BUDGET;
 	enum ib_wc_status status;
+	enum ib_qp_state state;
 	struct sroce_swqe *w;
 	unsigned long flags;
-	bool passed;
+	bool passed, posted;
 	int err;
 
 	while (budget--) {
-		if (READ_ONCE(qp->state) != IB_QPS_RTS)
+		state = READ_ONCE(qp->state);
+		if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 			return false;
 		if (READ_ONCE(req->rewind) || READ_ONCE(req->rnr_wait)) {
 			spin_lock_irqsave(&qp->sq_lock, flags);
@@ -700,7 +732,9 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 				return false;	/* the RNR timer kicks us */
 		}
 		/* Acquire pairs with the producer's release: the WQE is whole. */
-		if (req->pos == (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask))
+		posted = req->pos != (smp_load_acquire(&qp->sq.ring->producer) &
+				      qp->sq.mask);
+		if (sroce_req_sqd_stop(qp, posted) || !posted)
 			return false;
 		if (sroce_tx_throttled(qp)) {
 			/* Time the wait (sroce_retry_stuck()); a drain kicks us. */

@@ -169,8 +169,12 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 	u32 idx;
 
 	while (budget--) {
-		if (READ_ONCE(qp->state) != IB_QPS_RTS)
+		if (READ_ONCE(qp->state) != IB_QPS_RTS) {
+			/* Each WQE completes when sent: stopped, it is drained. */
+			if (READ_ONCE(qp->state) == IB_QPS_SQD)
+				sroce_qp_sqd_boundary(qp);
 			break;
+		}
 		idx = READ_ONCE(qp->sq.index);
 		/* Acquire pairs with the producer's release: the WQE is whole. */
 		if (idx == (smp_load_acquire(&qp->sq.ring->producer) & qp->sq.mask))
