@@ -6,9 +6,9 @@
 # over the IPv4 and the IPv6 GID, several sizes, polling and events; then
 # the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
 # requests that must fail (traffic_neg.py), the retry limits
-# (traffic_retry.py: RNR, ACK timeouts, timers at destroy), UD
-# datagrams good and bad (ud_neg.py), and UC: ibv_uc_pingpong, perftest
-# -c UC and uc.py.
+# (traffic_retry.py: RNR, ACK timeouts, timers at destroy), Send Queue
+# Drain (sqd.py), UD datagrams good and bad (ud_neg.py), and UC:
+# ibv_uc_pingpong, perftest -c UC and uc.py.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -63,6 +63,8 @@ check "packets sent without a copy (tx_zcopy +$((z1 - z0)))" [ "$((z1 - z0))" -g
 tap_program 300 traffic_neg.py sroce0 "$g4"
 # Retry limits: RNR waits and exhaustion, ACK timeouts and their bound.
 tap_program 300 traffic_retry.py sroce0 "$g4"
+# Send Queue Drain: SQD stops at a message boundary, drains, resumes.
+tap_program 300 sqd.py sroce0 "$g4"
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 # UD datagrams: the good one and those dropped (ud_neg.py). Last: its
 # larger-than-MTU send is counted as tx_drop.
