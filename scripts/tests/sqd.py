@@ -7,7 +7,9 @@ part of it posted; the rest is posted in SQD. While in SQD: the completions stop
 only whole messages (as many as completed), the drain is seen (the
 SQ_DRAINED event when asked for, none otherwise; query's sq_draining
 false once drained), SQD to SQD takes attributes. Then SQD to RTS: every
-WR left completes, in order, and every byte arrived. Prints TAP.
+WR left completes, in order, and every byte arrived. Last, a SEND RNR
+NAKed when the move comes is still sent again in SQD, and the drain
+waits for it. Prints TAP.
 
 Usage: sqd.py DEV GID_INDEX"""
 import os
@@ -147,6 +149,42 @@ def run(notify):
     b.close()
 
 
+def rnr():
+    """A SEND started, then RNR NAKed (no receive posted): moved to SQD,
+    the requester still sends it again, and only it; the drain waits
+    for it."""
+    name = 'SQD during RNR waits'
+    dst.write(bytes(2 * SIZE), 2 * SIZE)
+    (a, acq), (b, bcq) = rdmatest.rc_pair(ctx, pd, gid, GIDX, depth=16)
+    before = rdmatest.counters(DEV)['rx_rnr_nak']
+    send(a, 0)
+    end = time.monotonic() + 10
+    while rdmatest.counters(DEV)['rx_rnr_nak'] == before and time.monotonic() < end:
+        time.sleep(0.01)
+    to_sqd(a, True)
+    send(a, 1)
+    tap(not poll(acq, 1, timeout=0.5) and draining(a),
+        '%s: nothing completes, draining' % name)
+    for i in range(2):
+        b.post_recv(RecvWR(wr_id=i, num_sge=1,
+                           sg=[SGE(dst.buf + i * SIZE, SIZE, dst.lkey)]))
+    kind = wait_async_event(30)
+    tap(kind == e.IBV_EVENT_SQ_DRAINED, '%s: SQ_DRAINED once the peer takes it'
+        % name, 'got %s' % kind)
+    got = [(w.wr_id, w.status) for w in poll(acq, 2, timeout=1)]
+    tap(got == [(0, e.IBV_WC_SUCCESS)], '%s: the started SEND completed, alone'
+        % name, 'got %s' % got)
+    tap(not poll(acq, 1, timeout=0.5) and not draining(a),
+        '%s: the SEND posted in SQD waits, drained' % name)
+    tap(len(poll(bcq, 1)) == 1 and intact(0, 1), '%s: its bytes arrived' % name)
+    modify(a, e.IBV_QPS_RTS)
+    in_order(poll(acq, 1, timeout=10), 1, '%s: SQD to RTS, the other goes' % name)
+    tap(len(poll(bcq, 1)) == 1 and intact(0, 2), '%s: its bytes arrived too' % name)
+    a.close()
+    b.close()
+
+
 run(True)
 run(False)
+rnr()
 sys.exit(tap.done())
