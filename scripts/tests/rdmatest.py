@@ -4,7 +4,9 @@ counters from `rdma statistic`, polling a CQ with a deadline, a QP made
 and moved through its states, an RC QP connected to a peer QP (on this
 device or another host's), and two RC QPs on one device connected to each
 other (loopback)."""
+import os
 import re
+import select
 import subprocess
 import sys
 import time
@@ -75,6 +77,27 @@ def gid_index(ctx, gid, tries=100):
             return found
         time.sleep(0.1)
     return None
+
+
+def async_event(ctx, timeout):
+    """The type of @ctx's next async event (acknowledged), or None after
+    @timeout seconds. The event file is the one of the process's open
+    files that the kernel names infinibandevent (pyverbs does not give
+    its descriptor)."""
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            if 'infinibandevent' in os.readlink('/proc/self/fd/' + fd):
+                break
+        except OSError:
+            pass
+    else:
+        return None
+    if not select.select([int(fd)], [], [], timeout)[0]:
+        return None
+    ev = ctx.get_async_event()
+    kind = ev.event_type
+    ev.ack()
+    return kind
 
 
 def gid_index_or_exit(ctx, gid, tap):

@@ -13,7 +13,6 @@ waits for it. Prints TAP.
 
 Usage: sqd.py DEV GID_INDEX"""
 import os
-import select
 import sys
 import time
 
@@ -38,24 +37,6 @@ src = MR(pd, N * SIZE, e.IBV_ACCESS_LOCAL_WRITE)
 dst = MR(pd, N * SIZE, e.IBV_ACCESS_LOCAL_WRITE)
 data = os.urandom(N * SIZE)
 src.write(data, len(data))
-
-
-def wait_async_event(timeout):
-    """The next async event of ctx, or None after @timeout seconds."""
-    for fd in os.listdir('/proc/self/fd'):
-        try:
-            if 'infinibandevent' in os.readlink('/proc/self/fd/' + fd):
-                break
-        except OSError:
-            pass
-    else:
-        return None
-    if not select.select([int(fd)], [], [], timeout)[0]:
-        return None
-    ev = ctx.get_async_event()
-    kind = ev.event_type
-    ev.ack()
-    return kind
 
 
 def to_sqd(qp, notify):
@@ -106,7 +87,7 @@ def run(notify):
         send(a, i)      # posted in SQD: they wait
     tap(state(a) == e.IBV_QPS_SQD, '%s: posting in SQD is taken' % name)
     if notify:
-        kind = wait_async_event(60)
+        kind = rdmatest.async_event(ctx, 60)
         tap(kind == e.IBV_EVENT_SQ_DRAINED, '%s: SQ_DRAINED event' % name,
             'got %s' % kind)
         tap(not draining(a), '%s: sq_draining false after the event' % name)
@@ -115,7 +96,7 @@ def run(notify):
         while draining(a) and time.monotonic() < end:
             time.sleep(0.05)
         tap(not draining(a), '%s: sq_draining goes false' % name)
-        kind = wait_async_event(1)
+        kind = rdmatest.async_event(ctx, 1)
         tap(kind is None, '%s: no async event' % name, 'got %s' % kind)
     sent += poll(acq, N, timeout=1)
     time.sleep(1)
@@ -168,7 +149,7 @@ def rnr():
     for i in range(2):
         b.post_recv(RecvWR(wr_id=i, num_sge=1,
                            sg=[SGE(dst.buf + i * SIZE, SIZE, dst.lkey)]))
-    kind = wait_async_event(30)
+    kind = rdmatest.async_event(ctx, 30)
     tap(kind == e.IBV_EVENT_SQ_DRAINED, '%s: SQ_DRAINED once the peer takes it'
         % name, 'got %s' % kind)
     got = [(w.wr_id, w.status) for w in poll(acq, 2, timeout=1)]

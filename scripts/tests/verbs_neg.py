@@ -6,8 +6,6 @@ device named by argv[1]."""
 import ctypes
 import errno
 import mmap
-import os
-import select
 import sys
 import time
 
@@ -160,24 +158,6 @@ for q in qps:
 
 
 # Flushing: ERR completes every posted WR with WR_FLUSH_ERR, in order.
-def wait_async_event(timeout):
-    """The next async event of ctx, or None after timeout seconds."""
-    for fd in os.listdir('/proc/self/fd'):
-        try:
-            if 'infinibandevent' in os.readlink('/proc/self/fd/' + fd):
-                break
-        except OSError:
-            pass
-    else:
-        return None
-    if not select.select([int(fd)], [], [], timeout)[0]:
-        return None
-    ev = ctx.get_async_event()
-    kind = ev.event_type
-    ev.ack()
-    return kind
-
-
 def poll_all(c, want):
     got = []
     for _ in range(100):
@@ -257,7 +237,7 @@ srqp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=scq, rcq=rcq, srq=srq,
 qp = srqp
 modify('SRQ QP: RESET to INIT', None, e.IBV_QPS_INIT, INIT_MASK, port_num=1, pkey_index=0)
 modify('SRQ QP: INIT to ERR', None, e.IBV_QPS_ERR, e.IBV_QP_STATE)
-kind = wait_async_event(10)
+kind = rdmatest.async_event(ctx, 10)
 tap(kind == e.IBV_EVENT_QP_LAST_WQE_REACHED, 'SRQ QP in ERR: last WQE reached event (%s)' % kind)
 tap(rcq.poll(1)[0] == 0, 'the SRQ\'s WQEs are not flushed')
 srqp.close()
