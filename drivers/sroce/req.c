@@ -108,17 +108,25 @@ void sroce_req_free(struct sroce_qp *qp)
 	kvfree(qp->req.swqes);
 }
 
+/* Nothing fetched or started: the next WQE is the ring's head. */
+static void sroce_req_at_head(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	req->pos = qp->sq.index;
+	req->fetched_to = qp->sq.index;
+	req->offset = 0;
+	req->sge = 0;
+	req->sge_off = 0;
+}
+
 void sroce_req_reset(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
 	hrtimer_cancel(&req->ack_timer);
 	timer_delete_sync(&req->rnr_timer);
-	req->pos = qp->sq.index;
-	req->fetched_to = qp->sq.index;
-	req->offset = 0;
-	req->sge = 0;
-	req->sge_off = 0;
+	sroce_req_at_head(qp);
 	req->psn = qp->params.sq_psn;
 	req->unacked = 0;
 	req->rd_sent = 0;
@@ -130,14 +138,8 @@ void sroce_req_reset(struct sroce_qp *qp)
 
 void sroce_req_resume(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->req;
-
 	lockdep_assert_held(&qp->sq_lock);
-	req->pos = qp->sq.index;
-	req->fetched_to = qp->sq.index;
-	req->offset = 0;
-	req->sge = 0;
-	req->sge_off = 0;
+	sroce_req_at_head(qp);
 }
 
 void sroce_req_start(struct sroce_qp *qp)
