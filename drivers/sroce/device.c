@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RDMA device: registration with the RDMA core, the device and port
- * queries, the port's life with its netdev, and the counters.
+ * queries and the port's life with its netdev (its counters: counters.c).
  *
  * Lifetime: sroce_dev_add() takes a netdev reference and registers the
  * device. It ends in one of three ways, all through the RDMA core: `rdma
@@ -19,6 +19,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
+#include "counters.h"
 #include "device.h"
 #include "mcast.h"
 #include "mr.h"
@@ -26,68 +27,6 @@
 #include "sroce.h"
 #include "tx.h"
 #include "verbs.h"
-
-static const struct rdma_stat_desc sroce_counter_descs[] = {
-	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
-	[SROCE_CNT_RX_DROP_SHORT] = { .name = "rx_drop_short" },
-	[SROCE_CNT_RX_DROP_HEADER] = { .name = "rx_drop_header" },
-	[SROCE_CNT_RX_DROP_OPCODE] = { .name = "rx_drop_opcode" },
-	[SROCE_CNT_RX_DROP_ICRC] = { .name = "rx_drop_icrc" },
-	[SROCE_CNT_RX_DROP_PKEY] = { .name = "rx_drop_pkey" },
-	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
-	[SROCE_CNT_RX_DROP_QP_STATE] = { .name = "rx_drop_qp_state" },
-	[SROCE_CNT_RX_DROP_PATH] = { .name = "rx_drop_path" },
-	[SROCE_CNT_RX_DROP_QKEY] = { .name = "rx_drop_qkey" },
-	[SROCE_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
-	[SROCE_CNT_RX_DROP_LENGTH] = { .name = "rx_drop_length" },
-	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },
-	[SROCE_CNT_RX_UNHANDLED] = { .name = "rx_unhandled" },
-	[SROCE_CNT_RX_DUP_REQUEST] = { .name = "rx_dup_request" },
-	[SROCE_CNT_RX_SEQ_GAP] = { .name = "rx_seq_gap" },
-	[SROCE_CNT_RX_NAK_SEQ] = { .name = "rx_nak_seq" },
-	[SROCE_CNT_RX_RNR_NAK] = { .name = "rx_rnr_nak" },
-	[SROCE_CNT_RX_BAD_RESPONSE] = { .name = "rx_bad_response" },
-	[SROCE_CNT_RX_NAK_ERROR] = { .name = "rx_nak_error" },
-	[SROCE_CNT_RX_DUP_RESPONSE] = { .name = "rx_dup_response" },
-	[SROCE_CNT_RX_IMPLIED_NAK] = { .name = "rx_implied_nak" },
-	[SROCE_CNT_RX_READ_AHEAD] = { .name = "rx_read_ahead" },
-	[SROCE_CNT_ACK_TIMEOUT] = { .name = "ack_timeout" },
-	[SROCE_CNT_ACK_HELD] = { .name = "ack_timeout_held" },
-	[SROCE_CNT_TX_REWIND] = { .name = "tx_rewind" },
-	[SROCE_CNT_TX_RETRANSMIT] = { .name = "tx_retransmit" },
-	[SROCE_CNT_TX_NAK_SEQ] = { .name = "tx_nak_seq" },
-	[SROCE_CNT_TX_NAK_ERROR] = { .name = "tx_nak_error" },
-	[SROCE_CNT_TX_RNR_NAK] = { .name = "tx_rnr_nak" },
-	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
-	[SROCE_CNT_TX_DROP] = { .name = "tx_drop" },
-	[SROCE_CNT_TX_WAIT_WINDOW] = { .name = "tx_wait_window" },
-	[SROCE_CNT_TX_WAIT_QUEUE] = { .name = "tx_wait_queue" },
-	[SROCE_CNT_TX_WINDOW_PROBE] = { .name = "tx_window_probe" },
-	[SROCE_CNT_TX_ZCOPY] = { .name = "tx_zcopy" },
-	[SROCE_CNT_RX_GRO] = { .name = "rx_gro" },
-	[SROCE_CNT_RX_DROP_UC_MSG] = { .name = "rx_drop_uc_msg" },
-};
-
-static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
-
-static struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
-						       u32 port_num)
-{
-	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
-					  SROCE_NUM_COUNTERS,
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
-}
-
-static int sroce_get_hw_stats(struct ib_device *ibdev,
-			      struct rdma_hw_stats *stats, u32 port, int index)
-{
-	struct sroce_dev *sdev = to_sdev(ibdev);
-	int i;
-
-	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
-		stats->value[i] = atomic64_read(&sdev->counters[i]);
-	return SROCE_NUM_COUNTERS;
-}
 
 /*
  * What the device offers; every create checks against the same limits.
@@ -98,7 +37,9 @@ static const struct ib_device_attr sroce_caps = {
 	.hw_ver = 1,
 	.page_size_cap = ~(u64)(SZ_4K - 1),
 	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS |
-			    IB_DEVICE_SRQ_RESIZE,
+			    IB_DEVICE_SRQ_RESIZE | IB_DEVICE_RC_RNR_NAK_GEN |
+			    IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_BAD_PKEY_CNTR |
+			    IB_DEVICE_BAD_QKEY_CNTR,
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
 	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,
@@ -161,8 +102,11 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->pkey_tbl_len = 1;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
-	attr->bad_pkey_cntr = 0;
-	attr->qkey_viol_cntr = 0;
+	/* PortInfo's P_Key and Q_Key violation counters: 16 bits. */
+	attr->bad_pkey_cntr = sroce_counter_sat(sdev, SROCE_CNT_RX_DROP_PKEY,
+						U16_MAX);
+	attr->qkey_viol_cntr = sroce_counter_sat(sdev, SROCE_CNT_RX_DROP_QKEY,
+						 U16_MAX);
 	attr->lid = 0;
 	attr->sm_lid = 0;
 	attr->max_vl_num = 1;
@@ -235,9 +179,6 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.get_link_layer = sroce_get_link_layer,
 	.query_port = sroce_query_port,
 	.query_pkey = sroce_query_pkey,
-
-	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
-	.get_hw_stats = sroce_get_hw_stats,
 };
 
 static bool sroce_netdev_usable(struct net_device *ndev)
@@ -278,6 +219,8 @@ static void sroce_dev_sync_port(struct sroce_dev *sdev)
 	WRITE_ONCE(sdev->active_mtu, iboe_get_mtu(READ_ONCE(sdev->ndev->mtu)));
 	if (state == sdev->port_state)
 		return;
+	if (sdev->port_state == IB_PORT_ACTIVE)
+		sroce_count(sdev, SROCE_CNT_LINK_DOWNED);
 	sdev->port_state = state;
 	sroce_port_event(sdev, state == IB_PORT_ACTIVE ?
 			 IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
@@ -321,6 +264,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	sroce_set_counter_ops(ibdev);
 	sroce_set_verbs_ops(ibdev);
 	sroce_mcast_init(sdev);
 

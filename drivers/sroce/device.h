@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The RDMA device: its creation on a netdev, the port it follows, the
- * queries and counters of ib_device_ops (device.c).
+ * queries of ib_device_ops (device.c).
  */
 #ifndef _SROCE_DEVICE_H
 #define _SROCE_DEVICE_H

@@ -348,8 +348,29 @@ static int sroce_net_seal(struct net *net, struct sk_buff *skb,
 	return skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire)) ?: err;
 }
 
-int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
-		   struct dst_cache *cache, struct sk_buff *skb)
+/* The UDP payload, BTH to ICRC, of a sealed packet (or chain's head). */
+static unsigned int sroce_net_roce_len(const struct sk_buff *skb)
+{
+	return skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
+}
+
+/* Every packet handed over counted once: sent with its bytes, or dropped. */
+static int sroce_net_count(struct sroce_dev *sdev, int err, unsigned int n,
+			   unsigned int bytes)
+{
+	if (err) {
+		sroce_count_n(sdev, SROCE_CNT_TX_DROP, n);
+		return err;
+	}
+	sroce_count_n(sdev, SROCE_CNT_TX_PACKETS, n);
+	sroce_count_n(sdev, SROCE_CNT_TX_BYTES, bytes);
+	return 0;
+}
+
+static int sroce_net_xmit_one(struct sroce_dev *sdev,
+			      const struct sroce_path *path,
+			      struct dst_cache *cache, struct sk_buff *skb,
+			      unsigned int *bytes)
 {
 	struct net_device *ndev = sdev->ndev;
 	struct net *net = dev_net(ndev);
@@ -371,6 +392,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		return err;
 	}
 
+	*bytes = sroce_net_roce_len(skb);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb->ip_summed = CHECKSUM_NONE;
 	if (local) {
@@ -401,6 +423,16 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 	else
 		err = ip_local_out(net, NULL, skb);
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
+
+int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
+		   struct dst_cache *cache, struct sk_buff *skb)
+{
+	unsigned int bytes = 0;
+	int err;
+
+	err = sroce_net_xmit_one(sdev, path, cache, skb, &bytes);
+	return sroce_net_count(sdev, err, 1, bytes);
 }
 
 /* Where @path's route leaves: 1 to this host, 0 a netdev, or an errno. */
@@ -479,6 +511,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_net_chain);
 int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache, struct sk_buff *head)
 {
+	unsigned int n = skb_shinfo(head)->gso_segs;
+	unsigned int bytes = sroce_net_roce_len(head);
 	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
 	int err;
@@ -486,17 +520,17 @@ int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 	dst = sroce_route_cached(net, sdev->ndev, path, cache);
 	if (IS_ERR(dst)) {
 		kfree_skb(head);
-		return PTR_ERR(dst);
+		return sroce_net_count(sdev, PTR_ERR(dst), n, 0);
 	}
 	if (dst->dev->flags & IFF_LOOPBACK) {
 		/* The route moved since sroce_net_can_chain(): lost, sent again. */
 		dst_release(dst);
 		kfree_skb(head);
-		return -EHOSTUNREACH;
+		return sroce_net_count(sdev, -EHOSTUNREACH, n, 0);
 	}
 	memset(IPCB(head), 0, sizeof(*IPCB(head)));
 	skb_dst_set(head, dst);
 	head->dev = dst->dev;
 	err = ip_local_out(net, NULL, head);
-	return net_xmit_eval(err) ? -ENOBUFS : 0;
+	return sroce_net_count(sdev, net_xmit_eval(err) ? -ENOBUFS : 0, n, bytes);
 }

@@ -140,7 +140,8 @@ int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad);
  * UDP and IP headers and the ICRC, and sends. A packet
  * for a local address goes straight to sroce_recv_local(), softirqs
  * disabled, without an ICRC (no wire in between): the caller must not
- * hold a lock the receive path takes.
+ * hold a lock the receive path takes. The packet is counted as sent
+ * (tx_packets, tx_bytes) or dropped (tx_drop).
  *
  * Context: any; softirqs may run.
  * Return: 0, -EHOSTUNREACH (or another routing errno) without a route,
@@ -207,6 +208,8 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
  * @path: where it goes
  * @cache: the QP's route cache
  * @head: from sroce_net_chain(); consumed
+ *
+ * Counts the chain's packets as sroce_net_xmit() counts one.
  *
  * Context: any; softirqs may run.
  * Return: 0, a routing errno, -EHOSTUNREACH when the route now leads to

@@ -228,6 +228,7 @@ static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	struct sroce_qp *qp;
 
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
+	sroce_count_n(sdev, SROCE_CNT_RX_BYTES, skb->len);
 
 	why = sroce_recv_check_headers(skb, &info);
 	if (why != SROCE_NUM_COUNTERS)

@@ -101,10 +101,7 @@ void sroce_reply_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, psn, false);
 	aeth = skb_put(skb, sizeof(*aeth));
 	sroce_aeth_set(aeth, syndrome, qp->resp.msn);
-	if (sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb))
-		sroce_count(sdev, SROCE_CNT_TX_DROP);
-	else
-		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
+	sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb);
 }
 
 void sroce_reply_ack_in_order(struct sroce_qp *qp, u32 psn)

@@ -54,6 +54,7 @@
 /**
  * enum sroce_counter - per-device counters shown by `rdma statistic`
  * @SROCE_CNT_RX_PACKETS: RoCEv2 datagrams received for this device
+ * @SROCE_CNT_RX_BYTES: their bytes, BTH to ICRC (the UDP payload)
  * @SROCE_CNT_RX_DROP_SHORT: dropped: shorter than its headers, pad and ICRC
  * @SROCE_CNT_RX_DROP_HEADER: dropped: transport version not 0, or pad
  *	without payload
@@ -100,7 +101,9 @@
  * @SROCE_CNT_TX_NAK_ERROR: NAKs sent for an error of the request; each
  *	puts the QP in ERR
  * @SROCE_CNT_TX_RNR_NAK: RNR NAKs sent (no receive WQE posted)
- * @SROCE_CNT_TX_PACKETS: packets sent
+ * @SROCE_CNT_TX_PACKETS: packets handed to the IP stack (or, for an
+ *	address of this host, to the receive path)
+ * @SROCE_CNT_TX_BYTES: their bytes, BTH to ICRC (the UDP payload)
  * @SROCE_CNT_TX_DROP: packets that could not be sent (no route, no
  *	memory), and UD sends larger than the port MTU (IBTA C10-93.1.1:
  *	completed, nothing sent)
@@ -117,12 +120,15 @@
  * @SROCE_CNT_RX_DROP_UC_MSG: UC messages dropped whole: a PSN gap or a
  *	packet out of sequence, no receive WQE, or a remote error (rkey,
  *	access, length); UC has no NAK
+ * @SROCE_CNT_LINK_DOWNED: times the port went from active to down (the
+ *	netdev lost its carrier or was set down)
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
  */
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_BYTES,
 	SROCE_CNT_RX_DROP_SHORT,
 	SROCE_CNT_RX_DROP_HEADER,
 	SROCE_CNT_RX_DROP_OPCODE,
@@ -153,6 +159,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_NAK_ERROR,
 	SROCE_CNT_TX_RNR_NAK,
 	SROCE_CNT_TX_PACKETS,
+	SROCE_CNT_TX_BYTES,
 	SROCE_CNT_TX_DROP,
 	SROCE_CNT_TX_WAIT_WINDOW,
 	SROCE_CNT_TX_WAIT_QUEUE,
@@ -160,6 +167,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_ZCOPY,
 	SROCE_CNT_RX_GRO,
 	SROCE_CNT_RX_DROP_UC_MSG,
+	SROCE_CNT_LINK_DOWNED,
 	SROCE_NUM_COUNTERS
 };
 

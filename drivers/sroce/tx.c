@@ -171,17 +171,13 @@ int sroce_tx_send(struct sroce_qp *qp, struct sk_buff **pkts, unsigned int n)
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
 	struct sk_buff *head;
-	int err;
 
 	head = n > 1 ? sroce_net_chain(sdev, &req->path, pkts, n) : pkts[0];
 	sroce_tx_charge(qp, head);
 	/* A packet lost here or later comes back as a timeout or a NAK. */
 	if (n > 1)
-		err = sroce_net_xmit_chain(sdev, &req->path, &req->dst_cache, head);
-	else
-		err = sroce_net_xmit(sdev, &req->path, &req->dst_cache, head);
-	sroce_count_n(sdev, err ? SROCE_CNT_TX_DROP : SROCE_CNT_TX_PACKETS, n);
-	return err;
+		return sroce_net_xmit_chain(sdev, &req->path, &req->dst_cache, head);
+	return sroce_net_xmit(sdev, &req->path, &req->dst_cache, head);
 }
 
 bool sroce_tx_over(const struct sroce_tx_acct *tx)
