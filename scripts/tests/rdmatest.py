@@ -116,6 +116,17 @@ def new_qp(pd, cq, qp_type=e.IBV_QPT_RC, **cap):
     return QP(pd, QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq, cap=QPCap(**cap)))
 
 
+def ud_qp(ctx, pd, qkey, depth=16):
+    """A UD QP in RTS on port 1 with Q_Key @qkey, its sends and receives
+    completing on a CQ of its own; returns (qp, cq)."""
+    cq = CQ(ctx, 2 * depth)
+    qp = new_qp(pd, cq, e.IBV_QPT_UD, max_send_wr=depth, max_recv_wr=depth)
+    modify(qp, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qkey=qkey)
+    modify(qp, e.IBV_QPS_RTR)
+    modify(qp, e.IBV_QPS_RTS, sq_psn=0)
+    return qp, cq
+
+
 # The attribute mask of each QPAttr field that modify() sets.
 MASK = {
     'cur_qp_state': e.IBV_QP_CUR_STATE,

@@ -7,8 +7,9 @@
 # the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
 # requests that must fail (traffic_neg.py), the retry limits
 # (traffic_retry.py: RNR, ACK timeouts, timers at destroy), Send Queue
-# Drain (sqd.py), UD datagrams good and bad (ud_neg.py), and UC:
-# ibv_uc_pingpong, perftest -c UC and uc.py.
+# Drain (sqd.py), UD datagrams good and bad (ud_neg.py), UC:
+# ibv_uc_pingpong, perftest -c UC and uc.py; last the counters
+# (counters.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -105,6 +106,11 @@ check "no UC packet left to no engine" [ "$(counter rx_unhandled)" = 0 ]
 # sroce0 with it.
 ip -n ucpeer link set veth1 netns 1
 ip netns del ucpeer
+# The counters as users read them (rdma statistic, sysfs counters/,
+# query_port) with exact figures, and a carrier loss; veth1 up again
+# first (moving it took it down).
+ip link set veth1 up
+tap_program 300 counters.py sroce0 "$g4" veth1
 rdma statistic show link sroce0/1 | diag
 rdma link delete sroce0
 tap_done

@@ -10,7 +10,6 @@ import sys
 
 import pyverbs.enums as e
 from pyverbs.addr import AH, AHAttr, GlobalRoute
-from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
@@ -19,7 +18,7 @@ from pyverbs.qp import QPAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
 import rdmatest
-from rdmatest import modify, new_qp, poll, state
+from rdmatest import modify, poll, state, ud_qp
 
 DEV, GIDX = sys.argv[1], int(sys.argv[2])
 QKEY = 0x1234
@@ -36,16 +35,7 @@ ah = AH(pd, attr=AHAttr(port_num=1, is_global=1,
                         gr=GlobalRoute(dgid=gid, sgid_index=GIDX, hop_limit=64)))
 
 
-def ud_qp():
-    cq = CQ(ctx, 32)
-    qp = new_qp(pd, cq, e.IBV_QPT_UD, max_send_wr=16, max_recv_wr=16)
-    modify(qp, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qkey=QKEY)
-    modify(qp, e.IBV_QPS_RTR)
-    modify(qp, e.IBV_QPS_RTS, sq_psn=0)
-    return qp, cq
-
-
-(a, acq), (b, bcq) = ud_qp(), ud_qp()
+(a, acq), (b, bcq) = ud_qp(ctx, pd, QKEY), ud_qp(ctx, pd, QKEY)
 RXBUF = mr.buf + 2 * SIZE                  # b receives here
 
 
