@@ -107,6 +107,9 @@ fi
 if [ -n "$targets" ]; then
 	gates="structure checkpatch kernel-doc"
 	case " $targets " in *" deb12 "*) ;; *) gates="$gates sparse" ;; esac
+	# The upstream series and its in-tree builds (3 minutes cold): with
+	# --full, and by `make lint`.
+	case "$full: $targets " in 1:*" debug "*) gates="$gates upstream" ;; esac
 	# shellcheck disable=SC2086
 	SROCE_LINT_TARGETS=$targets "$SROCE_TOP/scripts/lint.sh" $gates >"$outdir/lint.log" 2>&1
 	grep -aE '^(not )?ok ' "$outdir/lint.log" | tee -a "$tap"

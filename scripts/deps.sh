@@ -16,6 +16,8 @@ pkgs=(
 	# The deb12 guests run on this root: link.sh reads and sets offloads.
 	ethtool
 	debian-archive-keyring
+	# checkpatch's SPDX check of the upstream series (scripts/upstream.sh).
+	python3-ply python3-git
 )
 missing=()
 for p in "${pkgs[@]}"; do

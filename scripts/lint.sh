@@ -4,7 +4,7 @@
 # `make lint`: the static gates. Each prints what it found; any finding
 # fails. checkpatch.pl and kernel-doc come from Debian's linux-source-7.3
 # (the newest rules of the matrix), extracted once into the cache.
-#   scripts/lint.sh [structure|checkpatch|kernel-doc|sparse|w1]...
+#   scripts/lint.sh [structure|checkpatch|kernel-doc|sparse|w1|upstream]...
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -73,7 +73,13 @@ gate_w1() {
 	[ ${#list[@]} -eq 0 ] || "$SROCE_TOP/scripts/build.sh" --w1 "${list[@]}"
 }
 
-gates=${*:-structure checkpatch kernel-doc sparse w1}
+# The upstream form (scripts/upstream.sh): the in-tree builds and the
+# series' checkpatch.
+gate_upstream() {
+	"$SROCE_TOP/scripts/upstream.sh"
+}
+
+gates=${*:-structure checkpatch kernel-doc sparse w1 upstream}
 rc=0
 for g in $gates; do
 	if "gate_${g//-/_}"; then
