@@ -76,6 +76,7 @@ gate_w1() {
 # The upstream form (scripts/upstream.sh): the in-tree builds and the
 # series' checkpatch.
 gate_upstream() {
+	"$SROCE_TOP/scripts/setup-targets.sh" debug
 	"$SROCE_TOP/scripts/upstream.sh"
 }
 
