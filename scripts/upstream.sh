@@ -17,6 +17,10 @@ work=$BUILDROOT/build/upstream
 tree=$work/linux
 out=$SROCE_TOP/out/upstream
 sw=drivers/infiniband/sw/sroce
+# One run at a time: two would lay their files into the same tree.
+mkdir -p "$work"
+exec 8>"$work/.lock"
+flock 8
 
 # The pristine tree, once, committed so that a series can be cut from it.
 pristine() {
@@ -58,6 +62,9 @@ patch_driver() {
 		echo 'obj-$(CONFIG_RDMA_SROCE) += sroce.o'
 		echo
 		printf 'sroce-y := %s\n' "$srcs" | fold -s -w 72 | sed '2,$s/^/\t/; $!s/ *$/ \\/'
+		# Per-object flags, each with its comment.
+		echo
+		grep -B1 '^CFLAGS_' "$SROCE_TOP/drivers/sroce/Kbuild" | grep -v '^--$'
 	} >"$tree/$sw/Makefile"
 	cat >"$tree/$sw/Kconfig" <<'KCONFIG'
 # SPDX-License-Identifier: GPL-2.0

@@ -36,6 +36,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "comp.h"
+#include "counters.h"
 #include "cq.h"
 #include "cwnd.h"
 #include "mr.h"
@@ -46,6 +47,7 @@
 #include "req.h"
 #include "retry.h"
 #include "sroce.h"
+#include "trace.h"
 #include "wire.h"
 #include "wqe.h"
 
@@ -374,6 +376,8 @@ static bool sroce_comp_ack(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	struct sroce_swqe *w;
 
 	lockdep_assert_held(&qp->sq_lock);
+	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+		trace_sroce_nak(&qp->ibqp, false, psn, syndrome);
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
 		w = sroce_comp_retire(qp, psn, false, out);
@@ -516,7 +520,8 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
 
 	if (!ok)
-		sroce_count(sdev, SROCE_CNT_RX_BAD_RESPONSE);
+		sroce_count_drop(sdev, SROCE_CNT_RX_BAD_RESPONSE, qp->ibqp.qp_num,
+				 skb->len);
 	if (out.notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
 	if (out.fail != IB_WC_SUCCESS)

@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "sroce.h"
+#include "trace.h"
 
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
@@ -84,7 +85,14 @@ static int sroce_get_hw_stats(struct ib_device *ibdev,
 	return SROCE_NUM_COUNTERS;
 }
 
-u64 sroce_counter_sat(struct sroce_dev *sdev, unsigned int c, u64 max)
+void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter why,
+		      u32 qpn, u32 len)
+{
+	sroce_count(sdev, why);
+	trace_sroce_drop(&sdev->ibdev, sroce_counter_descs[why].name, qpn, len);
+}
+
+u64 sroce_counter_sat(struct sroce_dev *sdev, enum sroce_counter c, u64 max)
 {
 	return min_t(u64, atomic64_read(&sdev->counters[c]), max);
 }

@@ -9,9 +9,10 @@
 
 #include <linux/types.h>
 
+#include "sroce.h"
+
 struct ib_device;
 struct ib_mad;
-struct sroce_dev;
 
 /**
  * struct sroce_pma_counts - what the Performance Management Agent reports
@@ -61,6 +62,18 @@ int sroce_pma_answer(const struct sroce_pma_counts *pc, u32 port,
 void sroce_set_counter_ops(struct ib_device *ibdev);
 
 /**
+ * sroce_count_drop() - count a received packet dropped, and trace it
+ * @sdev: the device
+ * @why: the drop counter (one of the rx_drop_* or rx_bad_response)
+ * @qpn: the QP it was for, or U32_MAX before one is known
+ * @len: its length
+ *
+ * Context: any context.
+ */
+void sroce_count_drop(struct sroce_dev *sdev, enum sroce_counter why,
+		      u32 qpn, u32 len);
+
+/**
  * sroce_counter_sat() - a device counter, saturated to a narrower field
  * @sdev: the device
  * @c: its counter (an &enum sroce_counter)
@@ -71,6 +84,6 @@ void sroce_set_counter_ops(struct ib_device *ibdev);
  * Context: any context.
  * Return: the counter's value, at most @max.
  */
-u64 sroce_counter_sat(struct sroce_dev *sdev, unsigned int c, u64 max);
+u64 sroce_counter_sat(struct sroce_dev *sdev, enum sroce_counter c, u64 max);
 
 #endif /* _SROCE_COUNTERS_H */

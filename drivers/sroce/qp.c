@@ -13,6 +13,7 @@
 #include "queue.h"
 #include "sroce.h"
 #include "srq.h"
+#include "trace.h"
 #include "wqe.h"
 
 /* The completion opcode of a send WR (kernel and user opcodes agree). */
@@ -101,6 +102,7 @@ bool sroce_qp_flush_rq(struct sroce_qp *qp)
 static void sroce_qp_stop_gather(struct sroce_qp *qp, enum ib_qp_state next)
 {
 	lockdep_assert_held(&qp->sq_lock);
+	trace_sroce_qp_state(&qp->ibqp, qp->state, next, 0);
 	WRITE_ONCE(qp->state, next);
 	/* The state before the flag (pairs with sroce_wqe_gather()). */
 	smp_mb();
@@ -206,6 +208,7 @@ void sroce_qp_enter_error(struct sroce_qp *qp, enum ib_qp_state next)
 		next = qp->state;
 		break;
 	}
+	trace_sroce_qp_state(&qp->ibqp, qp->state, next, 0);
 	WRITE_ONCE(qp->state, next);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);

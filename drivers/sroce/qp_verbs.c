@@ -28,6 +28,7 @@
 #include "req.h"
 #include "sroce.h"
 #include "srq.h"
+#include "trace.h"
 #include "tx.h"
 #include "wqe.h"
 
@@ -219,6 +220,7 @@ static int sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 	default:
 		break;
 	}
+	trace_sroce_qp_state(&qp->ibqp, qp->state, next, 0);
 	WRITE_ONCE(qp->state, next);
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, flags);

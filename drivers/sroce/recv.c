@@ -40,6 +40,7 @@
 #include <net/ipv6.h>
 
 #include "comp.h"
+#include "counters.h"
 #include "icrc.h"
 #include "mcast.h"
 #include "net.h"
@@ -195,11 +196,11 @@ static void sroce_recv_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
 	union ib_gid mgid;
 
 	if (!sroce_opcode_valid_for(bth->opcode, IB_QPT_UD)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_OPCODE);
+		sroce_count_drop(sdev, SROCE_CNT_RX_DROP_OPCODE, U32_MAX, skb->len);
 		return;
 	}
 	if (!sroce_mcast_dest(skb, &mgid)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MCAST);
+		sroce_count_drop(sdev, SROCE_CNT_RX_DROP_MCAST, U32_MAX, skb->len);
 		return;
 	}
 	n = sroce_mcast_members(sdev, &mgid, qpn);
@@ -214,7 +215,7 @@ static void sroce_recv_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_qp_put(qp);
 	}
 	if (!delivered)
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MCAST);
+		sroce_count_drop(sdev, SROCE_CNT_RX_DROP_MCAST, U32_MAX, skb->len);
 }
 
 /* Every check of ingress; the ICRC's only for a datagram off the wire. */
@@ -267,7 +268,7 @@ static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	return;
 
 drop:
-	sroce_count(sdev, why);
+	sroce_count_drop(sdev, why, U32_MAX, skb->len);
 	kfree_skb(skb);
 }
 

@@ -24,6 +24,7 @@
 #include "reply.h"
 #include "resp.h"
 #include "sroce.h"
+#include "trace.h"
 #include "tx.h"
 #include "wire.h"
 
@@ -92,6 +93,8 @@ void sroce_reply_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 		return;
 	}
+	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+		trace_sroce_nak(&qp->ibqp, true, psn, syndrome);
 	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_NAK)
 		sroce_count(sdev, (syndrome & ~SROCE_AETH_TYPE_MASK) ==
 			    SROCE_NAK_PSN_SEQ_ERR ? SROCE_CNT_TX_NAK_SEQ :

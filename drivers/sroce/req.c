@@ -60,6 +60,7 @@
 #include "req.h"
 #include "retry.h"
 #include "sroce.h"
+#include "trace.h"
 #include "tx.h"
 #include "ud.h"
 #include "wire.h"
@@ -644,6 +645,7 @@ static bool sroce_req_rewind(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	u32 mtu = ib_mtu_enum_to_int(qp->params.path_mtu);
 	u32 head = qp->sq.index, acked = qp->comp.acked_psn, i, psn, k = 0;
+	u32 next = req->psn;
 	struct sroce_swqe *w;
 
 	lockdep_assert_held(&qp->sq_lock);
@@ -667,8 +669,10 @@ static bool sroce_req_rewind(struct sroce_qp *qp)
 			break;
 		req->psn = sroce_psn_add(w->last_psn, 1);
 	}
-	if (req->pos == req->fetched_to)
+	if (req->pos == req->fetched_to) {
+		trace_sroce_rewind(&qp->ibqp, req->psn, next, 0);
 		return true;	/* the next WQE is fetched from req.psn */
+	}
 	w = sroce_req_swqe(&qp->req, req->pos);
 	if (w->opcode == IB_WR_RDMA_READ) {
 		k = qp->comp.read_off / mtu;
@@ -680,6 +684,7 @@ static bool sroce_req_rewind(struct sroce_qp *qp)
 	}
 	sroce_req_seek(req, w, k * mtu);
 	req->psn = sroce_psn_add(w->first_psn, k);
+	trace_sroce_rewind(&qp->ibqp, req->psn, next, 0);
 	return req->pos != head;
 }
 

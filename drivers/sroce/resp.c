@@ -39,6 +39,7 @@
 #include <kunit/visibility.h>
 #include <linux/slab.h>
 
+#include "counters.h"
 #include "cq.h"
 #include "mr.h"
 #include "opcode.h"
@@ -648,7 +649,8 @@ static void sroce_resp_uc_drop(struct sroce_qp *qp)
 
 	lockdep_assert_held(&resp->lock);
 	if (!resp->uc_dropping)
-		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DROP_UC_MSG);
+		sroce_count_drop(to_sdev(qp->ibqp.device),
+				 SROCE_CNT_RX_DROP_UC_MSG, qp->ibqp.qp_num, 0);
 	resp->uc_dropping = true;
 	resp->prev = SROCE_OPCODE_NONE;
 }
@@ -705,7 +707,8 @@ static void sroce_resp_uc_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		resp->prev = last ? SROCE_OPCODE_NONE : bth->opcode;
 	} else {
 		if (v == SROCE_RESP_RNR)
-			sroce_count(sdev, SROCE_CNT_RX_DROP_NO_RECV);
+			sroce_count_drop(sdev, SROCE_CNT_RX_DROP_NO_RECV,
+					 qp->ibqp.qp_num, skb->len);
 		sroce_resp_uc_drop(qp);
 	}
 out:

@@ -18,6 +18,7 @@
 #include "req.h"
 #include "retry.h"
 #include "sroce.h"
+#include "trace.h"
 #include "tx.h"
 
 u32 sroce_rnr_timer_usecs(u8 code)
@@ -85,6 +86,8 @@ enum ib_wc_status sroce_retry_again(struct sroce_qp *qp, bool at_psn, u32 psn,
 			req->rnr_left--;
 		}
 		req->rnr_wait = true;
+		trace_sroce_rnr_wait(&qp->ibqp, sroce_rnr_timer_usecs(rnr_code),
+				     req->rnr_left, 0);
 		hrtimer_try_to_cancel(&req->ack_timer);
 		mod_timer(&req->rnr_timer, jiffies +
 			  max_t(unsigned long, 1,
@@ -166,6 +169,8 @@ static enum hrtimer_restart sroce_retry_ack_timeout(struct hrtimer *t)
 			goto out;
 		}
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_ACK_TIMEOUT);
+		trace_sroce_ack_timeout(&qp->ibqp, qp->comp.acked_psn,
+					READ_ONCE(qp->req.psn), qp->req.retry_left);
 		sroce_cwnd_cut(&qp->req.cw, sroce_req_last_sent(&qp->req), true);
 		fail = sroce_retry_again(qp, false, 0, -1);
 		kick = fail == IB_WC_SUCCESS;

@@ -29,6 +29,7 @@
 #include <rdma/ib_addr.h>
 
 #include "ah.h"
+#include "counters.h"
 #include "cq.h"
 #include "mr.h"
 #include "net.h"
@@ -298,15 +299,15 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	/* recv.c checked that these fit; UD has only SEND_ONLY opcodes. */
 	pay = skb->len - info->hdr_len - sroce_bth_pad(bth) - SROCE_ICRC_BYTES;
 	if (be32_to_cpu(deth->qkey) != READ_ONCE(qp->params.qkey)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_QKEY);
+		sroce_count_drop(sdev, SROCE_CNT_RX_DROP_QKEY, qp->ibqp.qp_num, skb->len);
 		return;
 	}
 	if (info->cls != SROCE_CLASS_SEND || info->pos != SROCE_POS_ONLY) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_OPCODE);
+		sroce_count_drop(sdev, SROCE_CNT_RX_DROP_OPCODE, qp->ibqp.qp_num, skb->len);
 		return;
 	}
 	if (pay > sroce_ud_mtu(qp)) {
-		sroce_count(sdev, SROCE_CNT_RX_DROP_LENGTH);
+		sroce_count_drop(sdev, SROCE_CNT_RX_DROP_LENGTH, qp->ibqp.qp_num, skb->len);
 		return;
 	}
 
@@ -315,8 +316,8 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	err = sroce_ud_take(qp, wqe, SROCE_GRH_BYTES + pay);
 	if (err == -ENOENT || err == -EMSGSIZE) {
 		spin_unlock(&qp->resp.lock);
-		sroce_count(sdev, err == -ENOENT ? SROCE_CNT_RX_DROP_NO_RECV :
-						   SROCE_CNT_RX_DROP_LENGTH);
+		sroce_count_drop(sdev, err == -ENOENT ? SROCE_CNT_RX_DROP_NO_RECV :
+				 SROCE_CNT_RX_DROP_LENGTH, qp->ibqp.qp_num, skb->len);
 		return;
 	}
 	wc.wr_id = wqe->wr_id;

@@ -60,6 +60,17 @@ check "tx_zcopy off" sh -c "echo 0 > $zc"
 z1=$(link_counter sroce0 tx_zcopy)
 check "packets sent without a copy (tx_zcopy +$((z1 - z0)))" [ "$((z1 - z0))" -gt 0 ]
 
+# The tracepoints, on for the failing requests, retries and UD drops
+# below: each event must come as often as the counter it explains.
+tr=/sys/kernel/tracing
+[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+if check "sroce's tracepoints are in tracefs" [ -d $tr/events/sroce ]; then
+	: >$tr/trace
+	echo 1 >$tr/events/sroce/enable
+	for c in tx_nak_seq tx_nak_error tx_rnr_nak ack_timeout rx_drop_qkey; do
+		eval "t0_$c=\$(counter $c)"
+	done
+fi
 # Requests that must fail: exact statuses on both sides, NAK counters.
 tap_program 300 traffic_neg.py sroce0 "$g4"
 # Retry limits: RNR waits and exhaustion, ACK timeouts and their bound.
@@ -70,6 +81,26 @@ check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 # UD datagrams: the good one and those dropped (ud_neg.py). Last: its
 # larger-than-MTU send is counted as tx_drop.
 tap_program 300 ud_neg.py sroce0 "$g4"
+if [ -d $tr/events/sroce ]; then
+	echo 0 >$tr/events/sroce/enable
+	# events PATTERN: how many traced events match.
+	events() { grep -c "$1" $tr/trace; }
+	moved() { echo $(($(counter "$1") - $(eval "echo \$t0_$1"))); }
+	naks=$(($(moved tx_nak_seq) + $(moved tx_nak_error) + $(moved tx_rnr_nak)))
+	check "trace: a sroce_nak sent for each NAK counted ($naks)" \
+		[ "$(events 'sroce_nak: sroce0 qpn=[0-9]* sent')" = "$naks" ]
+	check "trace: sroce_nak received (RNR and error NAKs came back)" \
+		[ "$(events 'sroce_nak: sroce0 qpn=[0-9]* received')" -ge "$naks" ]
+	check "trace: a sroce_ack_timeout for each ack_timeout ($(moved ack_timeout))" \
+		[ "$(events 'sroce_ack_timeout: sroce0 ')" = "$(moved ack_timeout)" ]
+	check "trace: a sroce_drop rx_drop_qkey for each counted ($(moved rx_drop_qkey))" \
+		[ "$(events 'sroce_drop: sroce0 rx_drop_qkey ')" = "$(moved rx_drop_qkey)" ]
+	check "trace: sroce_rnr_wait, sroce_rewind, sroce_qp_state to ERR" \
+		sh -c "grep -q 'sroce_rnr_wait: sroce0 ' $tr/trace &&
+			grep -q 'sroce_rewind: sroce0 ' $tr/trace &&
+			grep -q 'sroce_qp_state: sroce0 qpn=[0-9]* RTS -> ERR' $tr/trace"
+	grep -m 8 'sroce_' $tr/trace | diag
+fi
 
 # UC: pingpong and perftest in loopback, then uc.py (every operation and
 # size byte for byte, refusals, drops), its crafted datagrams coming from
