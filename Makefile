@@ -14,7 +14,10 @@
 #                          REPS=3: runs per point, the median reported)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
-#   make install           install into /lib/modules/$(uname -r)
+#   make install           install into /lib/modules/$(uname -r), and the
+#                          modprobe rule keeping rdma_rxe out while sroce is in
+#   make uninstall         remove both
+#   make dist              out/sroce-VERSION.tar.gz, the tree DKMS builds
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 TARGET ?=
@@ -31,6 +34,16 @@ endif
 install:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
+	install -D -m 644 modprobe.d/sroce.conf $(DESTDIR)/etc/modprobe.d/sroce.conf
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/drivers/sroce/sroce.ko* $(DESTDIR)/etc/modprobe.d/sroce.conf
+	depmod -a $(KVER)
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+dist:
+	mkdir -p out
+	git archive --prefix=sroce-$(VERSION)/ -o out/sroce-$(VERSION).tar.gz HEAD
 
 check:
 	scripts/check.sh $(if $(TARGETS),--targets "$(TARGETS)") $(if $(FULL),--full)
@@ -58,4 +71,4 @@ clean:
 		-o -name '.*.cmd' -o -name modules.order -o -name Module.symvers \) \
 		-not -path './.git/*' -delete
 
-.PHONY: all module install check demo bench lint setup clean
+.PHONY: all module install uninstall dist check demo bench lint setup clean

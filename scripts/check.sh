@@ -115,6 +115,8 @@ if [ -n "$targets" ]; then
 	grep -aE '^(not )?ok ' "$outdir/lint.log" | tee -a "$tap"
 	grep -avE '^(not )?ok |building against' "$outdir/lint.log" | head -n 40 | sed 's/^/#   /'
 fi
+# DKMS in a throw-away overlay of the trixie root (4 minutes cold): --full.
+case "$full: $targets " in 1:*" bpo "*) step dkms "$SROCE_TOP/scripts/dkms-test.sh" ;; esac
 
 # jobs T: the suites of target T, one "TARGET TOPOLOGY SUITE TIMEOUT" line
 # each. The heavy suites run on bpo, everywhere with --full; the smoke
