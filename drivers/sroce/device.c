@@ -98,7 +98,7 @@ static const struct ib_device_attr sroce_caps = {
 	.hw_ver = 1,
 	.page_size_cap = ~(u64)(SZ_4K - 1),
 	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS |
-			    IB_DEVICE_SRQ_RESIZE,
+			    IB_DEVICE_SRQ_RESIZE | SROCE_DEVICE_CAPS_IBTA15,
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
 	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,

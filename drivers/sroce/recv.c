@@ -167,6 +167,8 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_CLASS_WRITE:
 	case SROCE_CLASS_READ_REQ:
 	case SROCE_CLASS_ATOMIC:
+	case SROCE_CLASS_ATOMIC_WRITE:
+	case SROCE_CLASS_FLUSH:
 		sroce_resp_recv(qp, skb);
 		break;
 	case SROCE_CLASS_ACK:

@@ -11,6 +11,7 @@
 #include <kunit/visibility.h>
 #include <linux/overflow.h>
 
+#include "ext.h"
 #include "mr.h"
 #include "psn.h"
 #include "qp.h"
@@ -33,6 +34,8 @@ bool sroce_wqe_executes(u32 opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_ATOMIC_WRITE:
+	case IB_WR_FLUSH:
 		return true;
 	default:
 		return false;
@@ -41,7 +44,7 @@ bool sroce_wqe_executes(u32 opcode)
 
 u32 sroce_wqe_npsn(u32 opcode, u32 length, u32 mtu)
 {
-	if (sroce_wr_atomic(opcode) || !length)
+	if (sroce_wr_atomic(opcode) || sroce_wr_ext(opcode) || !length)
 		return 1;
 	return DIV_ROUND_UP(length, mtu);
 }
@@ -89,6 +92,8 @@ int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 		return -EOPNOTSUPP;
 	if (sroce_wr_local(w->opcode))
 		return sroce_wqe_fetch_local(qp, w, slot);
+	if (sroce_wr_ext(w->opcode))
+		return sroce_ext_fetch(qp, w, slot);
 	atomic = sroce_wr_atomic(w->opcode);
 	rd_atomic = atomic || w->opcode == IB_WR_RDMA_READ;
 	w->imm = READ_ONCE(slot->wr.ex.imm_data);
