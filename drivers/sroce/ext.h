@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The IBTA 1.5 operations (annex A19): ATOMIC WRITE and FLUSH, at the
- * requester (fetch and build), the responder (check and execute) and in
- * the rules both share (pure, for KUnit).
+ * requester (the packet; wqe.c fetches the WQE), the responder (check and
+ * execute) and in the rules both share (pure, for KUnit).
  */
 #ifndef _SROCE_EXT_H
 #define _SROCE_EXT_H
@@ -13,7 +13,6 @@
 
 #include "resp.h"
 
-struct rxe_send_wqe;
 struct sroce_qp;
 struct sroce_swqe;
 
@@ -31,7 +30,18 @@ struct sroce_swqe;
  * for a placement type that is empty or has a reserved bit (an invalid
  * request).
  */
-int sroce_flush_access(u8 plt);
+static inline int sroce_flush_access(u8 plt)
+{
+	int access = 0;
+
+	if (!plt || (plt & ~SROCE_FLUSH_PLT_KNOWN))
+		return 0;
+	if (plt & IB_FLUSH_GLOBAL)
+		access |= IB_ACCESS_FLUSH_GLOBAL;
+	if (plt & IB_FLUSH_PERSISTENT)
+		access |= IB_ACCESS_FLUSH_PERSISTENT;
+	return access;
+}
 
 /**
  * sroce_atomic_write_ok() - the shape of an ATOMIC WRITE request
@@ -46,21 +56,6 @@ int sroce_flush_access(u8 plt);
  * Return: true when the request may execute.
  */
 bool sroce_atomic_write_ok(u64 va, u32 dma_len, u32 pay, u8 pad);
-
-/**
- * sroce_ext_fetch() - the fields of a user ATOMIC WRITE or FLUSH WQE
- * @qp: the QP, a user RC QP
- * @w: the copy being filled (wr_id, opcode and flags already in)
- * @slot: its slot in the send ring, read once
- *
- * Context: the requester, from sroce_wqe_fetch().
- * Return: 0, or -EINVAL for a WQE the rdma-core rxe provider never
- * writes (an ATOMIC WRITE of other than 8 bytes or with a gather list,
- * an unknown placement type or selectivity level), -EOPNOTSUPP for a
- * kernel QP.
- */
-int sroce_ext_fetch(struct sroce_qp *qp, struct sroce_swqe *w,
-		    const struct rxe_send_wqe *slot);
 
 /**
  * sroce_ext_request() - build the one request packet of @w
