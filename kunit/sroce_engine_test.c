@@ -37,6 +37,10 @@ static void npsn_test(struct kunit *test)
 		{ IB_WR_RDMA_READ, 1U << 31, 256, 1U << 23 },
 		{ IB_WR_ATOMIC_FETCH_AND_ADD, 8, 256, 1 },
 		{ IB_WR_ATOMIC_CMP_AND_SWP, 8, 4096, 1 },
+		/* One request packet whatever the range: IBTA 1.5. */
+		{ IB_WR_ATOMIC_WRITE, 8, 256, 1 },
+		{ IB_WR_FLUSH, 12345678, 256, 1 },
+		{ IB_WR_FLUSH, 0, 4096, 1 },
 	};
 	unsigned int i;
 
@@ -125,6 +129,9 @@ static void psn_verdict_test(struct kunit *test)
 		{ 99, 100, false, SROCE_CLASS_WRITE, false, SROCE_PSN_DUP_DROP },
 		{ 99, 100, false, SROCE_CLASS_READ_REQ, true, SROCE_PSN_DUP_READ },
 		{ 99, 100, false, SROCE_CLASS_ATOMIC, true, SROCE_PSN_DUP_ATOMIC },
+		{ 99, 100, false, SROCE_CLASS_ATOMIC_WRITE, true, SROCE_PSN_DUP_ATOMIC },
+		{ 98, 100, false, SROCE_CLASS_FLUSH, true, SROCE_PSN_DUP_ATOMIC },
+		{ 100, 100, false, SROCE_CLASS_FLUSH, true, SROCE_PSN_EXECUTE },
 		/* Behind across the wrap. */
 		{ 0xffffff, 0, false, SROCE_CLASS_WRITE, true, SROCE_PSN_DUP_ACK },
 		{ 0xfffff0, 5, false, SROCE_CLASS_ATOMIC, true, SROCE_PSN_DUP_ATOMIC },

@@ -347,6 +347,36 @@ static void icrc_covers_invariant_bytes_test(struct kunit *test)
 	}
 }
 
+/*
+ * rdma_rxe's FLUSH ICRC covers the transport headers twice, the second
+ * time as they are: the IBTA ICRC of the packet followed by those 32
+ * bytes again (the second copy is not masked, being "payload").
+ */
+static void icrc_rxe_flush_test(struct kunit *test)
+{
+	const unsigned int hdrs = 20 + 8, tr = 12 + 4 + 16;
+	u8 *pkt = kunit_kzalloc(test, 2 * (hdrs + tr), GFP_KERNEL);
+	u32 ibta, twice, rxe;
+
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	pkt[0] = 0x45;					/* IPv4, no options */
+	pkt[9] = IPPROTO_UDP;
+	pkt[hdrs] = SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_FLUSH);
+	pkt[hdrs + 4] = 0x80;				/* FECN: masked once */
+	pkt[hdrs + 15] = 0x11;				/* FETH: MR, global */
+	pkt[hdrs + 20] = 0x12;				/* RETH va, rkey */
+	pkt[hdrs + 31] = 0x34;
+	memcpy(pkt + hdrs + tr, pkt + hdrs, tr);
+	KUNIT_ASSERT_EQ(test, sroce_icrc(pkt, hdrs + tr, &ibta), 0);
+	KUNIT_ASSERT_EQ(test, sroce_icrc(pkt, hdrs + 2 * tr, &twice), 0);
+	rxe = sroce_icrc_rxe_flush(ibta, pkt + hdrs, tr);
+	KUNIT_EXPECT_EQ(test, rxe, twice);
+	KUNIT_EXPECT_NE(test, rxe, ibta);
+	/* The second copy's FECN byte is covered as it is. */
+	pkt[hdrs + 4] = 0;
+	KUNIT_EXPECT_NE(test, sroce_icrc_rxe_flush(ibta, pkt + hdrs, tr), rxe);
+}
+
 static void icrc_rejects_malformed_test(struct kunit *test)
 {
 	const struct icrc_vector *v = &icrc_vectors[0];
@@ -762,6 +792,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_ignores_variant_fields_test),
 	KUNIT_CASE(icrc_covers_invariant_bytes_test),
 	KUNIT_CASE(icrc_rejects_malformed_test),
+	KUNIT_CASE(icrc_rxe_flush_test),
 	KUNIT_CASE(icrc_table_crc_test),
 	KUNIT_CASE_PARAM(icrc_chain_segments_test, icrc_chain_gen_params),
 	KUNIT_CASE(net_alloc_reuse_test),

@@ -3,7 +3,8 @@
  * KUnit: the opcode table (opcode.c): which opcodes exist on which
  * transport, their header lengths, which QP types take them, and which
  * packet may follow which. The expectations are written out from IBTA
- * 1.4 tables 36-38, not derived from the table under test.
+ * 1.4 tables 36-38 and 1.5's annex A19 (FLUSH 0x1c, ATOMIC WRITE 0x1d,
+ * RC only), not derived from the table under test.
  */
 #include <kunit/test.h>
 
@@ -17,6 +18,8 @@ static bool expected_valid(unsigned int opc)
 
 	switch (opc >> 5) {
 	case SROCE_TR_RC:
+		return op <= 0x14 || op == 0x16 || op == 0x17 || op == 0x1c ||
+		       op == 0x1d;
 	case SROCE_TR_XRC:
 		return op <= 0x14 || op == 0x16 || op == 0x17;
 	case SROCE_TR_UC:
@@ -39,8 +42,8 @@ static void decode_every_opcode_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ok, expected_valid(opc), "opcode %#x", opc);
 		known += ok;
 	}
-	/* RC 23 + UC 12 + UD 2 + XRC 23 + CNP 1 */
-	KUNIT_EXPECT_EQ(test, known, 61U);
+	/* RC 25 + UC 12 + UD 2 + XRC 23 + CNP 1 */
+	KUNIT_EXPECT_EQ(test, known, 63U);
 }
 
 struct hdr_len_case {
@@ -63,6 +66,8 @@ static const struct hdr_len_case hdr_len_cases[] = {
 	{ 0x12, 24, SROCE_HDR_AETH | SROCE_HDR_ATOMIC_ACK },
 	{ 0x13, 40, SROCE_HDR_ATOMIC },
 	{ 0x14, 40, SROCE_HDR_ATOMIC },
+	{ 0x1c, 32, SROCE_HDR_FETH | SROCE_HDR_RETH },		/* FLUSH */
+	{ 0x1d, 28, SROCE_HDR_RETH | SROCE_HDR_PAYLOAD },	/* ATOMIC WRITE */
 	{ 0x2a, 28, SROCE_HDR_RETH | SROCE_HDR_PAYLOAD },	/* UC WRITE only */
 	{ 0x64, 20, SROCE_HDR_DETH | SROCE_HDR_PAYLOAD },	/* UD SEND only */
 	{ 0x65, 24, SROCE_HDR_DETH | SROCE_HDR_IMM | SROCE_HDR_PAYLOAD },
@@ -96,6 +101,10 @@ static void valid_for_qp_type_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sroce_opcode_valid_for(0x24, IB_QPT_RC));
 	KUNIT_EXPECT_FALSE(test, sroce_opcode_valid_for(0x64, IB_QPT_RC));
 	KUNIT_EXPECT_FALSE(test, sroce_opcode_valid_for(0x15, IB_QPT_RC));
+	KUNIT_EXPECT_TRUE(test, sroce_opcode_valid_for(0x1c, IB_QPT_RC));
+	KUNIT_EXPECT_TRUE(test, sroce_opcode_valid_for(0x1d, IB_QPT_RC));
+	KUNIT_EXPECT_FALSE(test, sroce_opcode_valid_for(0x3d, IB_QPT_UC));
+	KUNIT_EXPECT_FALSE(test, sroce_opcode_valid_for(0xbc, IB_QPT_XRC_TGT));
 	KUNIT_EXPECT_TRUE(test, sroce_opcode_valid_for(0x2b, IB_QPT_UC));
 	KUNIT_EXPECT_FALSE(test, sroce_opcode_valid_for(0x2c, IB_QPT_UC));
 	KUNIT_EXPECT_FALSE(test, sroce_opcode_valid_for(0x31, IB_QPT_UC));
@@ -129,6 +138,9 @@ static const struct next_case next_cases[] = {
 	{ 0x00, 0x04, false },	/* a new message inside one */
 	{ 0x00, 0x07, false },	/* a WRITE middle inside a SEND */
 	{ 0x01, 0x0c, false },	/* a READ request inside a SEND */
+	{ 0x01, 0x1d, false },	/* an ATOMIC WRITE inside a SEND */
+	{ 0x1d, 0x1c, true },	/* ATOMIC WRITE, then FLUSH */
+	{ 0x1c, 0x01, false },
 	{ 0x02, 0x0c, true },
 	{ 0x06, 0x09, true },	/* WRITE first, last with immediate */
 	{ 0x06, 0x02, false },
@@ -158,8 +170,8 @@ static void next_cases_test(struct kunit *test)
 }
 
 /*
- * Over every pair of RC opcodes: 17 that end a message (11 ONLY, 6 LAST)
- * may each be followed by the 14 that open one (FIRST or ONLY): 238; the
+ * Over every pair of RC opcodes: 19 that end a message (13 ONLY, 6 LAST)
+ * may each be followed by the 16 that open one (FIRST or ONLY): 304; the
  * two open SENDs by 4 SEND continuations, the two open WRITEs by 3, the
  * two open READ responses by 2: 18 more.
  */
@@ -170,7 +182,7 @@ static void next_all_rc_pairs_test(struct kunit *test)
 	for (prev = 0; prev < 0x20; prev++)
 		for (next = 0; next < 0x20; next++)
 			allowed += sroce_opcode_next_ok(prev, next);
-	KUNIT_EXPECT_EQ(test, allowed, 256U);
+	KUNIT_EXPECT_EQ(test, allowed, 322U);
 }
 
 static struct kunit_case sroce_opcode_cases[] = {

@@ -150,6 +150,28 @@ static void reth_atomic_layout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u8 *)&a.compare - (u8 *)&a, 20);
 }
 
+/* IBTA 1.5 A19.4.3.1: placement type in bits 3-0, selectivity in 5-4. */
+static void feth_test(struct kunit *test)
+{
+	static const u8 mr_persistent[4] = { 0x00, 0x00, 0x00, 0x12 };
+	static const u8 range_both[4] = { 0x00, 0x00, 0x00, 0x03 };
+	struct sroce_feth f;
+
+	sroce_feth_set(&f, 2, 1);
+	KUNIT_EXPECT_MEMEQ(test, &f, mr_persistent, sizeof(f));
+	KUNIT_EXPECT_EQ(test, sroce_feth_plt(&f), 2);
+	KUNIT_EXPECT_EQ(test, sroce_feth_sel(&f), 1);
+	sroce_feth_set(&f, 3, 0);
+	KUNIT_EXPECT_MEMEQ(test, &f, range_both, sizeof(f));
+	/* Out-of-range values stay in their field. */
+	sroce_feth_set(&f, 0xff, 0xff);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(f.bits), 0x3fU);
+	/* Reserved bits received are not read as either field. */
+	f.bits = cpu_to_be32(0xffffffc1);
+	KUNIT_EXPECT_EQ(test, sroce_feth_plt(&f), 1);
+	KUNIT_EXPECT_EQ(test, sroce_feth_sel(&f), 0);
+}
+
 static struct kunit_case sroce_wire_cases[] = {
 	KUNIT_CASE_PARAM(bth_encode_decode_test, bth_gen_params),
 	KUNIT_CASE(bth_fields_truncate_test),
@@ -157,6 +179,7 @@ static struct kunit_case sroce_wire_cases[] = {
 	KUNIT_CASE(aeth_test),
 	KUNIT_CASE(deth_xrceth_test),
 	KUNIT_CASE(reth_atomic_layout_test),
+	KUNIT_CASE(feth_test),
 	{}
 };
 

@@ -29,6 +29,7 @@ probe SROCE_HAVE_KZALLOC_OBJ linux/slab.h '#definekzalloc_obj('
 probe SROCE_HAVE_VM_FLAGS_SET linux/mm.h 'staticinlinevoidvm_flags_set(structvm_area_struct*vma,'
 probe SROCE_HAVE_TIMER_CONTAINER_OF linux/timer.h '#definetimer_container_of('
 probe SROCE_HAVE_HRTIMER_SETUP linux/hrtimer.h 'externvoidhrtimer_setup(structhrtimer*timer,'
+probe SROCE_HAVE_IBTA15_VERBS rdma/ib_verbs.h 'IB_WR_FLUSH=IB_UVERBS_WR_FLUSH,'
 probe SROCE_HAVE_WQ_BH linux/workqueue.h 'WQ_BH=1<<0'
 probe SROCE_HAVE_PAGE_POOL_HELPERS net/page_pool/helpers.h \
 	'staticinlinestructpage*page_pool_dev_alloc_pages(structpage_pool*pool)'

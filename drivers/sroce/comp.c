@@ -215,6 +215,25 @@ static void sroce_comp_value_piece(void *ctx, void *kaddr, u32 len)
 static_assert(SROCE_READ_HELD_MAX ==
 	      sizeof_field(struct sroce_comp, read_held) * BITS_PER_BYTE);
 
+/*
+ * The one response of an ATOMIC WRITE or FLUSH (ext.c): a READ response
+ * ONLY without payload. Returns false for any other.
+ */
+static bool sroce_comp_empty_resp(struct sroce_qp *qp, struct sroce_swqe *w,
+				  const struct sk_buff *skb,
+				  const struct sroce_opcode_info *info,
+				  struct sroce_comp_out *out)
+{
+	const struct sroce_bth *bth = (const void *)skb->data;
+
+	if (info->pos != SROCE_POS_ONLY ||
+	    skb->len != info->hdr_len + sroce_bth_pad(bth) + SROCE_ICRC_BYTES)
+		return false;
+	sroce_comp_acked_to(qp, w->first_psn, out);
+	sroce_comp_done(qp, w, out);
+	return true;
+}
+
 /* A read response: place it, and complete the READ with its last one. */
 static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 				 const struct sroce_opcode_info *info,
@@ -236,6 +255,8 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
 		return true;
 	}
+	if (sroce_wr_ext(w->opcode) && w->first_psn == psn)
+		return sroce_comp_empty_resp(qp, w, skb, info, out);
 	if (w->opcode != IB_WR_RDMA_READ) {
 		sroce_comp_mismatch(qp, w, psn, out);
 		return true;
@@ -311,8 +332,7 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 		sroce_count(to_sdev(qp->ibqp.device), SROCE_CNT_RX_DUP_RESPONSE);
 		return true;
 	}
-	if (w->first_psn != psn || !sroce_wr_rd_atomic(w->opcode) ||
-	    w->opcode == IB_WR_RDMA_READ) {
+	if (w->first_psn != psn || !sroce_wr_atomic(w->opcode)) {
 		sroce_comp_mismatch(qp, w, psn, out);
 		return true;
 	}

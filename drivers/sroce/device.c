@@ -39,7 +39,7 @@ static const struct ib_device_attr sroce_caps = {
 	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS |
 			    IB_DEVICE_SRQ_RESIZE | IB_DEVICE_RC_RNR_NAK_GEN |
 			    IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_BAD_PKEY_CNTR |
-			    IB_DEVICE_BAD_QKEY_CNTR,
+			    IB_DEVICE_BAD_QKEY_CNTR | SROCE_DEVICE_CAPS_IBTA15,
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
 	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,

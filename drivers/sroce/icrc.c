@@ -259,6 +259,12 @@ int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_icrc);
 
+u32 sroce_icrc_rxe_flush(u32 icrc, const u8 *bth, unsigned int len)
+{
+	return ~sroce_crc32(~icrc, bth, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_rxe_flush);
+
 int sroce_icrc_skb(struct sk_buff *skb, u32 *icrc)
 {
 	const u8 *l3 = skb_network_header(skb);

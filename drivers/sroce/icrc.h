@@ -41,6 +41,22 @@ int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc);
 int sroce_icrc_skb(struct sk_buff *skb, u32 *icrc);
 
 /**
+ * sroce_icrc_rxe_flush() - the ICRC rdma_rxe puts on a FLUSH
+ * @icrc: the packet's ICRC by IBTA (sroce_icrc(), sroce_icrc_skb())
+ * @bth: the packet's transport headers, BTH to RETH, as on the wire
+ * @len: their bytes (32)
+ *
+ * rdma_rxe (6.2 to 7.3 at least) takes a FLUSH, which has no payload, as
+ * if its payload began at the BTH: its ICRC goes on over the transport
+ * headers a second time, unmasked. sroce sends a FLUSH with that ICRC,
+ * the only one rdma_rxe accepts, and takes either on receive.
+ *
+ * Context: any.
+ * Return: rdma_rxe's ICRC, as for sroce_icrc().
+ */
+u32 sroce_icrc_rxe_flush(u32 icrc, const u8 *bth, unsigned int len);
+
+/**
  * sroce_icrc_init() - choose how the CRC is computed
  *
  * Builds the tables of sroce_crc32_table(), then, unless the icrc_impl

@@ -44,6 +44,12 @@ int sroce_mr_access_check(int access)
 		return -EINVAL;
 	if (access & (IB_ACCESS_ON_DEMAND | IB_ZERO_BASED))
 		return -EOPNOTSUPP;
+	/*
+	 * No persistent memory to flush to: refused as rdma_rxe refuses it
+	 * on pages that are not pmem, so no FLUSH is told it persisted.
+	 */
+	if (access & IB_ACCESS_FLUSH_PERSISTENT)
+		return -EINVAL;
 	if (access & ~(SROCE_MR_ACCESS_KNOWN | IB_ACCESS_OPTIONAL))
 		return -EINVAL;
 	return 0;
@@ -70,7 +76,8 @@ int sroce_mr_check(const struct sroce_mr *mr, u32 key, const struct ib_pd *pd,
 		return -EINVAL;
 	if (mr->pd != pd || (access & mr->access) != access)
 		return -EACCES;
-	if (!sroce_range_within(mr->ibmr.iova, mr->ibmr.length, addr, len))
+	if (len != SROCE_MR_WHOLE &&
+	    !sroce_range_within(mr->ibmr.iova, mr->ibmr.length, addr, len))
 		return -ERANGE;
 	return 0;
 }

@@ -20,7 +20,8 @@ struct sroce_dev;
 /* Access flags sroce understands; the optional range is ignored. */
 #define SROCE_MR_ACCESS_KNOWN	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB)
+				 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | \
+				 IB_ACCESS_FLUSH_GLOBAL)
 
 /**
  * enum sroce_mr_kind - what memory an MR describes
@@ -113,9 +114,10 @@ bool sroce_range_within(u64 start, u64 size, u64 addr, u64 len);
  * @key: the key presented (lkey of an SGE, rkey of a request)
  * @pd: the PD of the QP making the access
  * @access: IB_ACCESS_* the access needs: 0 for a local read,
- *	%IB_ACCESS_LOCAL_WRITE, or one %IB_ACCESS_REMOTE_* flag
+ *	%IB_ACCESS_LOCAL_WRITE, one %IB_ACCESS_REMOTE_* flag, or the
+ *	%IB_ACCESS_FLUSH_* rights a FLUSH asks for
  * @addr: first byte accessed (iova)
- * @len: bytes accessed
+ * @len: bytes accessed, or %SROCE_MR_WHOLE for no range check
  *
  * The one place that decides: the whole key (variant byte included), the
  * state, the PD, the access flags and the range (sroce_range_within()).
@@ -127,6 +129,9 @@ bool sroce_range_within(u64 start, u64 size, u64 addr, u64 len);
 int sroce_mr_check(const struct sroce_mr *mr, u32 key, const struct ib_pd *pd,
 		   int access, u64 addr, u64 len);
 
+/* sroce_mr_get()'s length for no range check. */
+#define SROCE_MR_WHOLE	U64_MAX
+
 /**
  * sroce_mr_get() - find an MR by key for an access, and hold it
  * @sdev: the device
@@ -134,7 +139,8 @@ int sroce_mr_check(const struct sroce_mr *mr, u32 key, const struct ib_pd *pd,
  * @pd: the PD of the QP making the access
  * @access: as for sroce_mr_check()
  * @addr: first byte accessed
- * @len: bytes accessed
+ * @len: bytes accessed, or %SROCE_MR_WHOLE for no range check (a FLUSH of
+ *	the whole MR names no range)
  *
  * Every path that reaches memory through a key goes through here.
  *

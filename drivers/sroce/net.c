@@ -32,6 +32,7 @@
 
 #include "icrc.h"
 #include "net.h"
+#include "opcode.h"
 #include "sroce.h"
 #include "wire.h"
 
@@ -330,6 +331,7 @@ static int sroce_net_seal(struct net *net, struct sk_buff *skb,
 			  bool crc)
 {
 	bool paged = skb_is_nonlinear(skb);
+	const u8 *bth;
 	u32 icrc = 0;
 	__le32 wire;
 	int err = 0;
@@ -343,6 +345,13 @@ static int sroce_net_seal(struct net *net, struct sk_buff *skb,
 	else if (crc)
 		err = sroce_icrc(skb_network_header(skb),
 				 skb->len - SROCE_ICRC_BYTES, &icrc);
+	bth = skb_transport_header(skb) + sizeof(struct udphdr);
+	/* A FLUSH (linear, no payload) as rdma_rxe takes it: icrc.h. */
+	if (crc && !err && !paged &&
+	    ((const struct sroce_bth *)bth)->opcode ==
+	    SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_FLUSH))
+		icrc = sroce_icrc_rxe_flush(icrc, bth, skb_tail_pointer(skb) -
+						  SROCE_ICRC_BYTES - bth);
 	/* Never the room's old bytes on the wire: a zero the peer drops. */
 	wire = cpu_to_le32(err ? 0 : icrc);
 	return skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire)) ?: err;

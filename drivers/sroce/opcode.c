@@ -63,12 +63,17 @@ static const struct sroce_op_row sroce_op_rows[32] = {
 	[SROCE_OP_FETCH_ADD]	= ROW(CONNECTED, ATOMIC, ONLY, SROCE_HDR_ATOMIC),
 	[SROCE_OP_SEND_LAST_INV] = ROW(CONNECTED, SEND, LAST, SROCE_HDR_IETH | PL),
 	[SROCE_OP_SEND_ONLY_INV] = ROW(CONNECTED, SEND, ONLY, SROCE_HDR_IETH | PL),
+	/* IBTA 1.5, RC only (as rdma_rxe): no XRC variant is defined. */
+	[SROCE_OP_FLUSH]	= ROW(TR(RC), FLUSH, ONLY,
+				      SROCE_HDR_FETH | SROCE_HDR_RETH),
+	[SROCE_OP_ATOMIC_WRITE]	= ROW(TR(RC), ATOMIC_WRITE, ONLY,
+				      SROCE_HDR_RETH | PL),
 };
 
 /* Bytes each extension header takes, in SROCE_HDR_* bit order. */
 static const u8 sroce_hdr_bytes[] = {
 	sizeof(struct sroce_deth), sizeof(struct sroce_xrceth),
-	sizeof(struct sroce_reth), sizeof(struct sroce_atomic_eth),
+	sizeof(struct sroce_feth), sizeof(struct sroce_reth), sizeof(struct sroce_atomic_eth),
 	sizeof(struct sroce_immdt), sizeof(struct sroce_ieth),
 	sizeof(struct sroce_aeth), sizeof(struct sroce_atomic_ack_eth),
 };
@@ -79,7 +84,8 @@ static const u8 sroce_hdr_bytes[] = {
 static bool sroce_is_request(u8 cls)
 {
 	return cls == SROCE_CLASS_SEND || cls == SROCE_CLASS_WRITE ||
-	       cls == SROCE_CLASS_READ_REQ || cls == SROCE_CLASS_ATOMIC;
+	       cls == SROCE_CLASS_READ_REQ || cls == SROCE_CLASS_ATOMIC ||
+	       cls == SROCE_CLASS_FLUSH || cls == SROCE_CLASS_ATOMIC_WRITE;
 }
 
 bool sroce_opcode_decode(u8 opcode, struct sroce_opcode_info *info)

@@ -47,6 +47,8 @@ enum sroce_op {
 	SROCE_OP_FETCH_ADD		= 0x14,
 	SROCE_OP_SEND_LAST_INV		= 0x16,
 	SROCE_OP_SEND_ONLY_INV		= 0x17,
+	SROCE_OP_FLUSH			= 0x1c,
+	SROCE_OP_ATOMIC_WRITE		= 0x1d,
 };
 
 /* The CNP of RoCEv2 congestion control (annex A17.9.2). */
@@ -62,6 +64,8 @@ enum sroce_op {
  * @SROCE_CLASS_ATOMIC: compare-and-swap or fetch-and-add request
  * @SROCE_CLASS_ATOMIC_ACK: atomic response
  * @SROCE_CLASS_CNP: congestion notification
+ * @SROCE_CLASS_FLUSH: FLUSH request (IBTA 1.5)
+ * @SROCE_CLASS_ATOMIC_WRITE: ATOMIC WRITE request (IBTA 1.5)
  */
 enum sroce_op_class {
 	SROCE_CLASS_SEND,
@@ -72,6 +76,8 @@ enum sroce_op_class {
 	SROCE_CLASS_ATOMIC,
 	SROCE_CLASS_ATOMIC_ACK,
 	SROCE_CLASS_CNP,
+	SROCE_CLASS_FLUSH,
+	SROCE_CLASS_ATOMIC_WRITE,
 };
 
 /**
@@ -91,13 +97,14 @@ enum sroce_op_pos {
 /* Extension headers and payload a packet carries, in wire order. */
 #define SROCE_HDR_DETH		BIT(0)
 #define SROCE_HDR_XRCETH	BIT(1)
-#define SROCE_HDR_RETH		BIT(2)
-#define SROCE_HDR_ATOMIC	BIT(3)
-#define SROCE_HDR_IMM		BIT(4)
-#define SROCE_HDR_IETH		BIT(5)
-#define SROCE_HDR_AETH		BIT(6)
-#define SROCE_HDR_ATOMIC_ACK	BIT(7)
-#define SROCE_HDR_PAYLOAD	BIT(8)
+#define SROCE_HDR_FETH		BIT(2)
+#define SROCE_HDR_RETH		BIT(3)
+#define SROCE_HDR_ATOMIC	BIT(4)
+#define SROCE_HDR_IMM		BIT(5)
+#define SROCE_HDR_IETH		BIT(6)
+#define SROCE_HDR_AETH		BIT(7)
+#define SROCE_HDR_ATOMIC_ACK	BIT(8)
+#define SROCE_HDR_PAYLOAD	BIT(9)
 
 /**
  * struct sroce_opcode_info - what an opcode means on its transport

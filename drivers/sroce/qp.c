@@ -30,6 +30,10 @@ enum ib_wc_opcode sroce_wr_to_wc_opcode(u32 opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_WR_ATOMIC_WRITE:
+		return IB_WC_ATOMIC_WRITE;
+	case IB_WR_FLUSH:
+		return IB_WC_FLUSH;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:

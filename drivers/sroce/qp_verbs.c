@@ -39,11 +39,9 @@
 
 /*
  * Remote access a QP may grant: the IBTA 1.4 four, and the two FLUSH
- * permissions of IBTA 1.5 (IB_ACCESS_FLUSH_GLOBAL and _PERSISTENT, bits 8
- * and 9, spelled out: 6.1's headers lack them). sroce executes no FLUSH:
- * the permission alone changes nothing.
+ * permissions of IBTA 1.5, which a FLUSH's placement type needs (ext.c).
  */
-#define SROCE_QP_ACCESS_FLUSH	(BIT(8) | BIT(9))
+#define SROCE_QP_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
 #define SROCE_QP_ACCESS_KNOWN	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 				 SROCE_QP_ACCESS_FLUSH)
@@ -679,7 +677,8 @@ static int sroce_post_send_one(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	u32 prod, next, len = 0;
 	int i;
 
-	if (!sroce_wqe_executes(wr->opcode))
+	/* ATOMIC WRITE and FLUSH: a kernel send WR has no fields for them. */
+	if (!sroce_wqe_executes(wr->opcode) || sroce_wr_ext(wr->opcode))
 		return -EOPNOTSUPP;
 	/* A datagram is a SEND, to the AH's address. */
 	if (sroce_qp_datagram(qp) &&

@@ -78,15 +78,23 @@ sroce_recv_check_headers(struct sk_buff *skb, struct sroce_opcode_info *info)
 	return SROCE_NUM_COUNTERS;
 }
 
-static bool sroce_recv_icrc_ok(struct sk_buff *skb)
+/* The ICRC IBTA defines; for a FLUSH, rdma_rxe's too (sroce_icrc_rxe_flush()). */
+static bool sroce_recv_icrc_ok(struct sk_buff *skb,
+			       const struct sroce_opcode_info *info)
 {
+	const struct sroce_bth *bth = (const void *)skb->data;
 	__le32 wire;
 	u32 icrc;
 
 	if (sroce_icrc_skb(skb, &icrc) ||
 	    skb_copy_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire)))
 		return false;
-	return le32_to_cpu(wire) == icrc;
+	if (le32_to_cpu(wire) == icrc)
+		return true;
+	return bth->opcode == SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_FLUSH) &&
+	       skb->len == info->hdr_len + SROCE_ICRC_BYTES &&
+	       le32_to_cpu(wire) == sroce_icrc_rxe_flush(icrc, skb->data,
+							 info->hdr_len);
 }
 
 static bool sroce_qp_state_receives(enum ib_qp_state state)
@@ -168,6 +176,8 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_CLASS_WRITE:
 	case SROCE_CLASS_READ_REQ:
 	case SROCE_CLASS_ATOMIC:
+	case SROCE_CLASS_ATOMIC_WRITE:
+	case SROCE_CLASS_FLUSH:
 		sroce_resp_recv(qp, skb);
 		break;
 	case SROCE_CLASS_ACK:
@@ -234,7 +244,7 @@ static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	why = sroce_recv_check_headers(skb, &info);
 	if (why != SROCE_NUM_COUNTERS)
 		goto drop;
-	if (wire && !sroce_recv_icrc_ok(skb)) {
+	if (wire && !sroce_recv_icrc_ok(skb, &info)) {
 		why = SROCE_CNT_RX_DROP_ICRC;
 		goto drop;
 	}

@@ -185,6 +185,8 @@ static bool sroce_reply_next(const struct sroce_res *r, u32 mtu,
 	p->pad = 0;
 	if (r->kind == SROCE_RES_ATOMIC) {
 		op = SROCE_OP_ATOMIC_ACK;
+	} else if (r->kind == SROCE_RES_EMPTY) {
+		op = SROCE_OP_READ_RESP_ONLY;
 	} else {
 		p->pay = min(r->left, mtu);
 		p->pad = (4 - (p->pay & 3)) & 3;
@@ -236,15 +238,17 @@ static int sroce_reply_build(struct sroce_qp *qp, struct sroce_res *r,
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, p->opcode, false, p->pad, SROCE_PKEY_DEFAULT,
 		       qp->params.dest_qpn,
-		       r->kind == SROCE_RES_ATOMIC ? r->psn : r->next_psn, false);
+		       r->kind != SROCE_RES_READ ? r->psn : r->next_psn, false);
 	if (p->info.hdrs & SROCE_HDR_AETH) {
 		aeth = skb_put(skb, sizeof(*aeth));
 		sroce_aeth_set(aeth, SROCE_AETH_ACK | SROCE_AETH_NO_CREDIT,
 			       qp->resp.msn);
 	}
-	if (r->kind == SROCE_RES_ATOMIC) {
-		aack = skb_put(skb, sizeof(*aack));
-		aack->orig = cpu_to_be64(r->orig);
+	if (r->kind != SROCE_RES_READ) {
+		if (r->kind == SROCE_RES_ATOMIC) {
+			aack = skb_put(skb, sizeof(*aack));
+			aack->orig = cpu_to_be64(r->orig);
+		}
 		*out = skb;
 		return 0;
 	}
@@ -317,7 +321,7 @@ static int sroce_reply_send_res(struct sroce_qp *qp, struct sroce_res *r,
 	if (!n)
 		return err;
 	sroce_tx_send(qp, pkts, n);
-	*done = r->kind == SROCE_RES_ATOMIC || !r->left;
+	*done = r->kind != SROCE_RES_READ || !r->left;
 	return n;
 }
 

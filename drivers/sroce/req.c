@@ -52,6 +52,7 @@
 
 #include "comp.h"
 #include "cwnd.h"
+#include "ext.h"
 #include "mr.h"
 #include "net.h"
 #include "opcode.h"
@@ -287,7 +288,7 @@ static void sroce_req_wqe_sent(struct sroce_qp *qp, const struct sroce_swqe *w)
 	smp_store_release(&req->pos, (req->pos + 1) & qp->sq.mask);
 }
 
-/* Build and send the one request packet of an RDMA READ or atomic. */
+/* Build and send the one request packet of a READ, atomic, or ext.c's. */
 static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
@@ -299,6 +300,12 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 	enum sroce_op op;
 	u32 psn;
 
+	if (sroce_wr_ext(w->opcode)) {
+		skb = sroce_ext_request(qp, w);
+		if (!skb)
+			return -ENOMEM;
+		goto sent;
+	}
 	if (read)
 		op = SROCE_OP_READ_REQUEST;
 	else if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP)
@@ -325,6 +332,7 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 		ateth->swap_add = cpu_to_be64(w->swap_add);
 		ateth->compare = cpu_to_be64(w->compare);
 	}
+sent:
 	qp->req.rd_sent++;
 	qp->req.unacked = 0;
 	psn = qp->req.psn;

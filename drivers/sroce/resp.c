@@ -41,6 +41,7 @@
 
 #include "counters.h"
 #include "cq.h"
+#include "ext.h"
 #include "mr.h"
 #include "opcode.h"
 #include "psn.h"
@@ -51,15 +52,6 @@
 #include "srq.h"
 #include "wire.h"
 #include "wqe.h"
-
-/* The outcome of one request packet. */
-enum sroce_resp_verdict {
-	SROCE_RESP_DONE,	/* executed */
-	SROCE_RESP_RNR,		/* no receive WQE: RNR NAK, PSN kept */
-	SROCE_RESP_INV_REQ,	/* NAK invalid request, QP to ERR */
-	SROCE_RESP_ACCESS,	/* NAK remote access error, QP to ERR */
-	SROCE_RESP_OP_ERR,	/* NAK remote operational error, QP to ERR */
-};
 
 /* ... and straight from the softirq, when nothing waits ahead. */
 #define SROCE_RESP_INLINE_BUDGET	16
@@ -243,24 +235,29 @@ static bool sroce_resp_dup_read(struct sroce_qp *qp, const struct sk_buff *skb,
 }
 
 /*
- * A duplicate atomic: the requester went back to it, so the responses
- * still pending for it and the requests after it are dropped (it sends
- * those again), not sent twice; those before it still go. It is answered
- * with the original value its resource kept, never executed twice.
- * Returns: responses to push.
+ * A duplicate atomic (or ATOMIC WRITE, or FLUSH): the requester went back
+ * to it, so the responses still pending for it and the requests after it
+ * are dropped (it sends those again), not sent twice; those before it
+ * still go. It is answered from its resource (an atomic with the original
+ * value kept), never executed twice. Returns: responses to push.
  */
 static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb)
 {
 	const struct sroce_bth *bth = (const void *)skb->data;
 	struct sroce_resp *resp = &qp->resp;
 	u32 psn = sroce_bth_psn(bth), i;
+	enum sroce_res_kind kind;
 	struct sroce_res *r;
 	u64 orig;
+
+	kind = SROCE_OPCODE_OP(bth->opcode) == SROCE_OP_CMP_SWAP ||
+	       SROCE_OPCODE_OP(bth->opcode) == SROCE_OP_FETCH_ADD ?
+	       SROCE_RES_ATOMIC : SROCE_RES_EMPTY;
 
 	sroce_res_drop_from(resp, psn);
 	for (i = 0; i < resp->nres; i++) {
 		r = &resp->res[i];
-		if (r->kind != SROCE_RES_ATOMIC || r->psn != psn)
+		if (r->kind != kind || r->psn != psn)
 			continue;
 		/* Its answer is still on its way: that one answers both. */
 		if (r->pending)
@@ -275,8 +272,9 @@ static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb
 		 */
 		if (WARN_ON_ONCE(!r))
 			return false;
-		r->kind = SROCE_RES_ATOMIC;
+		r->kind = kind;
 		r->psn = psn;
+		r->next_psn = psn;
 		r->orig = orig;
 		return true;
 	}
@@ -540,6 +538,8 @@ enum sroce_psn_verdict sroce_resp_psn_verdict(u32 psn, u32 expected,
 	case SROCE_CLASS_READ_REQ:
 		return SROCE_PSN_DUP_READ;
 	case SROCE_CLASS_ATOMIC:
+	case SROCE_CLASS_ATOMIC_WRITE:
+	case SROCE_CLASS_FLUSH:
 		return SROCE_PSN_DUP_ATOMIC;
 	default:
 		/*
@@ -622,6 +622,10 @@ sroce_resp_execute(struct sroce_qp *qp, struct sk_buff *skb,
 		return sroce_resp_read(qp, skb, info, pay, npsn);
 	case SROCE_CLASS_ATOMIC:
 		return sroce_resp_atomic(qp, skb, pay);
+	case SROCE_CLASS_ATOMIC_WRITE:
+		return sroce_resp_atomic_write(qp, skb, info, pay);
+	case SROCE_CLASS_FLUSH:
+		return sroce_resp_flush(qp, skb, pay);
 	default:
 		return SROCE_RESP_INV_REQ;
 	}
@@ -753,8 +757,9 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb)
 		resp->prev = last ? SROCE_OPCODE_NONE : bth->opcode;
 		if (last)
 			resp->msn = sroce_psn_add(resp->msn, 1);
-		/* A READ or atomic is acknowledged by its responses. */
-		if (info.cls == SROCE_CLASS_READ_REQ || info.cls == SROCE_CLASS_ATOMIC)
+		/* One with a resource is acknowledged by its responses. */
+		if (info.cls == SROCE_CLASS_READ_REQ || info.cls == SROCE_CLASS_ATOMIC ||
+		    info.cls == SROCE_CLASS_ATOMIC_WRITE || info.cls == SROCE_CLASS_FLUSH)
 			push = true;
 		else if (sroce_bth_ackreq(bth))
 			sroce_reply_ack_in_order(qp, psn);

@@ -19,15 +19,34 @@ struct sroce_rwqe;
  * enum sroce_res_kind - what a responder resource holds
  * @SROCE_RES_READ: an RDMA READ request, answered by read responses
  * @SROCE_RES_ATOMIC: an executed atomic, answered by its original value
+ * @SROCE_RES_EMPTY: an executed ATOMIC WRITE or FLUSH, answered by an
+ *	RDMA READ response ONLY without payload (IBTA 1.5, as rdma_rxe)
  */
 enum sroce_res_kind {
 	SROCE_RES_READ,
 	SROCE_RES_ATOMIC,
+	SROCE_RES_EMPTY,
+};
+
+/**
+ * enum sroce_resp_verdict - the outcome of one request packet
+ * @SROCE_RESP_DONE: executed
+ * @SROCE_RESP_RNR: no receive WQE: RNR NAK, PSN kept
+ * @SROCE_RESP_INV_REQ: NAK invalid request, QP to ERR
+ * @SROCE_RESP_ACCESS: NAK remote access error, QP to ERR
+ * @SROCE_RESP_OP_ERR: NAK remote operational error, QP to ERR
+ */
+enum sroce_resp_verdict {
+	SROCE_RESP_DONE,
+	SROCE_RESP_RNR,
+	SROCE_RESP_INV_REQ,
+	SROCE_RESP_ACCESS,
+	SROCE_RESP_OP_ERR,
 };
 
 /**
  * struct sroce_res - a responder resource (IBTA 9.5: max_dest_rd_atomic)
- * @kind: READ or atomic
+ * @kind: &enum sroce_res_kind
  * @pending: its responses are not all sent yet
  * @psn: PSN of the request (the first response's)
  * @va: READ: next address to read

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The InfiniBand transport headers as they are on the wire (IBTA 1.4,
- * chapter 9, and annex A17 for RoCEv2). Every multi-byte field is big
- * endian and typed so; sub-byte and 24-bit fields are reached only through
- * the accessors below, never by hand.
+ * chapter 9, annex A17 for RoCEv2; the FETH: IBTA 1.5, annex A19). Every
+ * multi-byte field is big endian and typed so; sub-byte and 24-bit fields
+ * are reached only through the accessors below, never by hand.
  */
 #ifndef _SROCE_WIRE_H
 #define _SROCE_WIRE_H
@@ -53,6 +53,19 @@ struct sroce_reth {
 	__be32 rkey;
 	__be32 dma_len;
 } __packed;
+
+/**
+ * struct sroce_feth - FLUSH Extended Transport Header, 4 bytes (IBTA 1.5)
+ * @bits: reserved (bits 31-6), selectivity level (bits 5-4), placement
+ *	type (bits 3-0)
+ */
+struct sroce_feth {
+	__be32 bits;
+} __packed;
+
+#define SROCE_FETH_PLT_MASK	GENMASK(3, 0)
+#define SROCE_FETH_SEL_SHIFT	4
+#define SROCE_FETH_SEL_MASK	GENMASK(5, 4)
 
 /**
  * struct sroce_aeth - ACK Extended Transport Header, 4 bytes
@@ -127,6 +140,7 @@ struct sroce_xrceth {
 
 static_assert(sizeof(struct sroce_bth) == 12);
 static_assert(sizeof(struct sroce_reth) == 16);
+static_assert(sizeof(struct sroce_feth) == 4);
 static_assert(sizeof(struct sroce_aeth) == 4);
 static_assert(sizeof(struct sroce_atomic_eth) == 28);
 static_assert(sizeof(struct sroce_atomic_ack_eth) == 8);
@@ -280,6 +294,25 @@ static inline void sroce_aeth_set(struct sroce_aeth *aeth, u8 syndrome,
 				  u32 msn)
 {
 	aeth->smsn = cpu_to_be32((u32)syndrome << 24 | (msn & SROCE_24BIT_MASK));
+}
+
+/* FETH: placement type (what kind of flush) and selectivity level (where). */
+static inline u8 sroce_feth_plt(const struct sroce_feth *feth)
+{
+	return be32_to_cpu(feth->bits) & SROCE_FETH_PLT_MASK;
+}
+
+static inline u8 sroce_feth_sel(const struct sroce_feth *feth)
+{
+	return (be32_to_cpu(feth->bits) & SROCE_FETH_SEL_MASK) >>
+	       SROCE_FETH_SEL_SHIFT;
+}
+
+static inline void sroce_feth_set(struct sroce_feth *feth, u8 plt, u8 sel)
+{
+	feth->bits = cpu_to_be32((plt & SROCE_FETH_PLT_MASK) |
+				 ((sel << SROCE_FETH_SEL_SHIFT) &
+				  SROCE_FETH_SEL_MASK));
 }
 
 /* DETH source QP and XRCETH SRQ number: the low 24 bits. */

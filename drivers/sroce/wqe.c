@@ -11,6 +11,7 @@
 #include <kunit/visibility.h>
 #include <linux/overflow.h>
 
+#include "ext.h"
 #include "mr.h"
 #include "psn.h"
 #include "qp.h"
@@ -33,6 +34,8 @@ bool sroce_wqe_executes(u32 opcode)
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_ATOMIC_WRITE:
+	case IB_WR_FLUSH:
 		return true;
 	default:
 		return false;
@@ -41,7 +44,7 @@ bool sroce_wqe_executes(u32 opcode)
 
 u32 sroce_wqe_npsn(u32 opcode, u32 length, u32 mtu)
 {
-	if (sroce_wr_atomic(opcode) || !length)
+	if (sroce_wr_atomic(opcode) || sroce_wr_ext(opcode) || !length)
 		return 1;
 	return DIV_ROUND_UP(length, mtu);
 }
@@ -71,6 +74,63 @@ static int sroce_wqe_fetch_local(struct sroce_qp *qp, struct sroce_swqe *w,
 	return 0;
 }
 
+/*
+ * The flush fields of a user FLUSH in the send ring (rdma-core's rxe
+ * provider), spelled out: 6.1's header has no such member.
+ */
+struct sroce_flush_slot {
+	u64 remote_addr;
+	u32 length;	/* unused: the provider gives dma.length */
+	u32 rkey;
+	u8 type;
+	u8 level;
+};
+
+static_assert(sizeof(struct sroce_flush_slot) <=
+	      sizeof_field(struct rxe_send_wr, wr));
+
+/* A user ATOMIC WRITE or FLUSH (ext.c): its fields, checked. */
+static int sroce_wqe_fetch_ext(struct sroce_qp *qp, struct sroce_swqe *w,
+			       const struct rxe_send_wqe *slot)
+{
+	const struct sroce_flush_slot *fl = (const void *)&slot->wr.wr;
+
+	/* A kernel send WR has no fields for either. */
+	if (!qp->user)
+		return -EOPNOTSUPP;
+	w->length = READ_ONCE(slot->dma.length);
+	w->num_sge = 0;
+	w->is_inline = false;
+	w->compare = 0;
+	w->swap_add = 0;
+	if (w->opcode == IB_WR_ATOMIC_WRITE) {
+		w->remote_addr = READ_ONCE(slot->wr.wr.rdma.remote_addr);
+		w->rkey = READ_ONCE(slot->wr.wr.rdma.rkey);
+		/*
+		 * The provider's ibv_wr_atomic_write() puts the value where
+		 * inline data goes; a WQE with a gather list (ibv_post_send())
+		 * has none there to take.
+		 */
+		if (w->length != sizeof(u64) || READ_ONCE(slot->dma.num_sge))
+			return -EINVAL;
+		/* The value as the user laid it out: its bytes go as they are. */
+		memcpy(&w->swap_add, slot->dma.inline_data, sizeof(u64));
+	} else {
+		w->remote_addr = READ_ONCE(fl->remote_addr);
+		w->rkey = READ_ONCE(fl->rkey);
+		w->flush_type = READ_ONCE(fl->type);
+		w->flush_level = READ_ONCE(fl->level);
+		if (!sroce_flush_access(w->flush_type) ||
+		    w->flush_level > IB_FLUSH_MR)
+			return -EINVAL;
+	}
+	if (w->length > SROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+	w->first_psn = qp->req.psn;
+	w->last_psn = qp->req.psn;
+	return 0;
+}
+
 /* Copy the WQE at the requester's position out of the ring and check it. */
 int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 {
@@ -89,6 +149,8 @@ int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w)
 		return -EOPNOTSUPP;
 	if (sroce_wr_local(w->opcode))
 		return sroce_wqe_fetch_local(qp, w, slot);
+	if (sroce_wr_ext(w->opcode))
+		return sroce_wqe_fetch_ext(qp, w, slot);
 	atomic = sroce_wr_atomic(w->opcode);
 	rd_atomic = atomic || w->opcode == IB_WR_RDMA_READ;
 	w->imm = READ_ONCE(slot->wr.ex.imm_data);

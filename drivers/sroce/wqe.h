@@ -24,9 +24,13 @@ struct sroce_qp;
  * @remote_addr: RDMA or atomic target address
  * @rkey: RDMA or atomic target key; the key to invalidate of a
  *	SEND_WITH_INV or LOCAL_INV; the new key of a REG_MR
- * @swap_add: atomic: the value to swap in, or to add
+ * @swap_add: atomic: the value to swap in, or to add; ATOMIC WRITE: the
+ *	8 bytes to write, as the user laid them out
  * @compare: compare and swap: the value to compare with
- * @length: bytes of the message (RDMA READ: to read; atomic: 8)
+ * @length: bytes of the message (RDMA READ: to read; atomic and ATOMIC
+ *	WRITE: 8; FLUSH: of the range to flush)
+ * @flush_type: FLUSH: placement type, IB_FLUSH_GLOBAL/_PERSISTENT bits
+ * @flush_level: FLUSH: selectivity level, IB_FLUSH_RANGE or IB_FLUSH_MR
  * @num_sge: entries in @sge (0 for inline data)
  * @is_inline: the data is in @inline_data, not behind @sge
  * @reg_mr: REG_MR: the MR (kernel QPs only)
@@ -49,6 +53,8 @@ struct sroce_swqe {
 	u64 swap_add;
 	u64 compare;
 	u32 length;
+	u8 flush_type;
+	u8 flush_level;
 	u32 num_sge;
 	bool is_inline;
 	struct ib_mr *reg_mr;
@@ -105,19 +111,31 @@ static inline bool sroce_wr_atomic(u32 opcode)
 }
 
 /**
- * sroce_wr_rd_atomic() - whether a send opcode is an RDMA READ or atomic
+ * sroce_wr_ext() - whether a send opcode is one of IBTA 1.5's (ext.c)
+ * @opcode: IB_WR_*
+ *
+ * Context: any.
+ * Return: true for ATOMIC_WRITE and FLUSH.
+ */
+static inline bool sroce_wr_ext(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_WRITE || opcode == IB_WR_FLUSH;
+}
+
+/**
+ * sroce_wr_rd_atomic() - whether a send opcode takes a responder resource
  * @opcode: IB_WR_*
  *
  * Those are answered by their own responses and count against
  * max_rd_atomic.
  *
  * Context: any.
- * Return: true for RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD.
+ * Return: true for RDMA_READ, the atomics, ATOMIC_WRITE and FLUSH.
  */
 static inline bool sroce_wr_rd_atomic(u32 opcode)
 {
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+	return opcode == IB_WR_RDMA_READ || sroce_wr_atomic(opcode) ||
+	       sroce_wr_ext(opcode);
 }
 
 /**

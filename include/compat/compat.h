@@ -93,4 +93,27 @@
 	} while (0)
 #endif
 
+/*
+ * The IBTA 1.5 FLUSH and ATOMIC WRITE verbs (6.2). Their numbers are the
+ * user ABI's, the same in every kernel; without them the core lets no
+ * consumer ask for either, and the device does not advertise them.
+ */
+#ifdef SROCE_HAVE_IBTA15_VERBS
+#define SROCE_DEVICE_CAPS_IBTA15 (IB_DEVICE_FLUSH_GLOBAL | \
+				  IB_DEVICE_FLUSH_PERSISTENT | \
+				  IB_DEVICE_ATOMIC_WRITE)
+#else
+#define SROCE_DEVICE_CAPS_IBTA15 0
+#define IB_WR_FLUSH 14
+#define IB_WR_ATOMIC_WRITE 15
+#define IB_WC_FLUSH 8
+#define IB_WC_ATOMIC_WRITE 9
+#define IB_ACCESS_FLUSH_GLOBAL BIT(8)
+#define IB_ACCESS_FLUSH_PERSISTENT BIT(9)
+#define IB_FLUSH_GLOBAL 1
+#define IB_FLUSH_PERSISTENT 2
+#define IB_FLUSH_RANGE 0
+#define IB_FLUSH_MR 1
+#endif
+
 #endif /* _SROCE_COMPAT_H */

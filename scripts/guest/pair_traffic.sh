@@ -54,11 +54,11 @@ pair_verify() {
 	shift 4
 	barrier "verify$port"
 	if [ "$SROCE_ROLE" = "$server" ]; then
-		timeout 600 python3 "$SROCE_SRC/scripts/tests/rc_verify.py" server "$dev" "$g" \
+		timeout 600 python3 "$SROCE_SRC/scripts/tests/${verify_prog:-rc_verify.py}" server "$dev" "$g" \
 			--port "$port" "$@" >/tmp/verify.log 2>&1 || rc=$?
 		pair_result "$d: served" $rc /tmp/verify.log
 	else
-		timeout 600 python3 "$SROCE_SRC/scripts/tests/rc_verify.py" client "$dev" "$g" \
+		timeout 600 python3 "$SROCE_SRC/scripts/tests/${verify_prog:-rc_verify.py}" client "$dev" "$g" \
 			"192.0.2.$peer" --port "$port" "$@" >/tmp/verify.log 2>&1 || rc=$?
 		if [ -n "$todo" ] && [ $rc != 0 ]; then
 			# A known gap: keep the lines as diagnostics, one TODO verdict.

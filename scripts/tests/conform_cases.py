@@ -14,7 +14,8 @@ from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 import roce
 from rdmatest import modify
 from conform_env import DATA, MTU, QKEY, case
-from roce import (ACK, ATOMIC_ACK, CMP_SWAP, CNP, FETCH_ADD, READ_REQUEST, READ_RESP_ONLY,
+from roce import (ACK, ATOMIC_ACK, ATOMIC_WRITE, CMP_SWAP, CNP, FETCH_ADD, FLUSH,
+                  READ_REQUEST, READ_RESP_ONLY,
                   RESERVED, SEND_FIRST, SEND_LAST, SEND_MIDDLE, SEND_ONLY, UD_SEND_ONLY,
                   WRITE_FIRST, WRITE_LAST, WRITE_MIDDLE, WRITE_ONLY, WRITE_ONLY_IMM)
 
@@ -320,6 +321,38 @@ simple('A08', G, 'a READ to a QP of max_dest_rd_atomic 0: answered (0 reads as 1
        'read it)', lambda t, q: read(t, q, t.mr.buf, t.mr.rkey, 16),
        qp={'recvs': 0, 'rd_atomic': 0}, wire=['RRESP'], state='RTR', wcs=[])
 
+
+
+# IBTA 1.5's ATOMIC WRITE (oA19-28: 8 bytes, aligned; answered by an empty
+# READ response) and FLUSH (the MR's right for the placement type).
+def atomic_write(t, q, value, off=0, length=8, psn=0):
+    t.tx(ATOMIC_WRITE, q.qp_num, value, ext=roce.reth(t.mr.buf + off, t.mr.rkey, length),
+         ackreq=True, psn=psn)
+
+
+def aw_lands(t, q):
+    atomic_write(t, q, bytes(range(1, 9)), off=8)
+    got = t.look(q)
+    got['empty'] = [len(p) for p in t.packets] == [12 + 4 + 4]
+    got['mem'] = t.data(0, 24).hex()
+    return got
+
+
+case('A09', G, 'an ATOMIC WRITE: the 8 bytes in memory, an empty READ response',
+     wire=['RRESP'], state='RTR', wcs=[], empty=True,
+     mem=(bytes(8) + bytes(range(1, 9)) + bytes(8)).hex())(lambda t: aw_lands(t, t.rc(recvs=0)))
+simple('A10', G, 'an ATOMIC WRITE to an address not 8-byte aligned: NAK invalid request',
+       lambda t, q: atomic_write(t, q, b'a' * 8, off=4) or untouched(t), qp=NOREV,
+       wire=['NAK-INV'], state='ERR', wcs=[], mem='untouched')
+simple('A11', G, 'an ATOMIC WRITE of 4 bytes: NAK invalid request',
+       lambda t, q: atomic_write(t, q, b'a' * 4, length=4) or untouched(t), qp=NOREV,
+       wire=['NAK-INV'], state='ERR', wcs=[], mem='untouched')
+simple('A12', G, 'a FLUSH of an MR without the FLUSH right: NAK remote access error',
+       lambda t, q: t.tx(FLUSH, q.qp_num, ext=roce.feth(1, 0) + roce.reth(t.mr.buf, t.mr.rkey, 64),
+                         ackreq=True),
+       qp={'recvs': 0, 'access': e.IBV_ACCESS_REMOTE_WRITE | (1 << 8)},
+       wire=['NAK-ACC'], state='ERR', wcs=[])
+
 # --- PSNs and duplicates (9.7.5.1.1, C9-99..C9-110) --------------------------
 G = 'PSN'
 simple('P01', G, 'a SEND one PSN ahead: NAK sequence error, the QP waits on',
@@ -367,6 +400,19 @@ def dup_atomic(t, q):
 case('P08', G, 'a fetch-and-add, then the same again: executed once, the same answer twice',
      {'rx_dup_request': 1}, wire=['AACK', 'AACK'], state='RTR', wcs=[], origs=[5, 5],
      mem=8)(lambda t: dup_atomic(t, t.rc(recvs=0)))
+
+
+def dup_atomic_write(t, q):
+    atomic_write(t, q, b'1' * 8)
+    atomic_write(t, q, b'2' * 8)
+    got = t.look(q)
+    got['mem'] = t.data(0, 8)
+    return got
+
+
+case('P10', G, 'an ATOMIC WRITE, then the same PSN with another value: written once, '
+     'answered twice', {'rx_dup_request': 1}, wire=['RRESP', 'RRESP'], state='RTR', wcs=[],
+     mem=b'1' * 8)(lambda t: dup_atomic_write(t, t.rc(recvs=0)))
 
 
 def read_then_empty_dup(t, q):

@@ -3,7 +3,8 @@
 #
 # Guest test (topology "pair"): sroce on guest a against upstream rdma_rxe
 # on guest b, same kernel, over the QEMU link: ibv_rc_pingpong and
-# ibv_uc_pingpong validating every buffer, the verifying program and perftest (every RC test on bpo,
+# ibv_uc_pingpong validating every buffer, the verifying program, ATOMIC
+# WRITE and FLUSH (aw_pair.py) and perftest (every RC test on bpo,
 # WRITE and READ bandwidth elsewhere), then UD and rdma_cm traffic
 # (pair_cm), with sroce serving and with rdma_rxe serving.
 . "$SROCE_SRC/scripts/guest/tap.sh"
@@ -61,6 +62,16 @@ pp=
 dev=dev0
 pair_verify "rc_verify, sroce serving" 19875 a "$g" --sizes 0,1,4097,65536 --faa 16
 pair_verify "rc_verify, rdma_rxe serving" 19876 b "$g" --sizes 0,1,4097,65536 --faa 16
+# IBTA 1.5's ATOMIC WRITE and FLUSH, each driver requesting of the other
+# (aw_pair.py), where pyverbs has them (not rdma-core 44 on deb12).
+if python3 -c 'import pyverbs.enums as e; e.IBV_WR_ATOMIC_WRITE' 2>/dev/null; then
+	verify_prog=aw_pair.py
+	pair_verify "aw_pair (ATOMIC WRITE, FLUSH), sroce serving" 19877 a "$g"
+	pair_verify "aw_pair (ATOMIC WRITE, FLUSH), rdma_rxe serving" 19878 b "$g"
+	verify_prog=
+else
+	skip "pyverbs without IBV_WR_ATOMIC_WRITE" "aw_pair against rdma_rxe"
+fi
 # WRITE and READ, bandwidth and latency, on bpo; bandwidth only on deb12
 # and deb13 (for time): rc_verify above already took SEND and the
 # atomics both ways.

@@ -19,7 +19,6 @@ gunzip -f /tmp/pyverbs/*.gz 2>/dev/null
 
 # Waiting for: "name|reason" lines (reasons name the issue that brings it).
 pending='
-test_qp_ex_rc_atomic_write|needs ATOMIC_WRITE (IBTA 1.5, not planned yet)
 '
 
 ip link add veth0 type veth peer name veth1

@@ -93,6 +93,35 @@ class Link:
         return json.loads(line)
 
 
+def ctl_accept(port):
+    """The control connection, server side: the first client on @port."""
+    ls = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
+    ls.bind(('::', port))
+    ls.listen(1)
+    sock, _ = ls.accept()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
+    return Link(sock)
+
+
+def ctl_connect(host, port):
+    """The control connection, client side, once the server listens."""
+    deadline = time.monotonic() + 60
+    while True:  # the server may still be starting
+        try:
+            sock = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET,
+                                 socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
+            sock.settimeout(120)
+            sock.connect((host, port))
+            return Link(sock)
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 MTUS = {256: e.IBV_MTU_256, 512: e.IBV_MTU_512, 1024: e.IBV_MTU_1024,
         2048: e.IBV_MTU_2048, 4096: e.IBV_MTU_4096}
 
@@ -139,14 +168,7 @@ class End:
 
 def server(a):
     end = End(a.dev, a.gid_index, a.qps, a.timeout, a.mtu)
-    ls = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
-    ls.bind(('::', a.port))
-    ls.listen(1)
-    sock, _ = ls.accept()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
-    link = Link(sock)
+    link = ctl_accept(a.port)
     peer = link.recv()
     link.send(end.info())
     end.connect(peer)
@@ -217,20 +239,7 @@ def server(a):
 
 def client(a):
     end = End(a.dev, a.gid_index, a.qps, a.timeout, a.mtu)
-    deadline = time.monotonic() + 60
-    while True:  # the server may still be starting
-        try:
-            sock = socket.socket(socket.AF_INET6 if ':' in a.host else socket.AF_INET,
-                                 socket.SOCK_STREAM)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, CTL_PRIORITY)
-            sock.settimeout(120)
-            sock.connect((a.host, a.port))
-            break
-        except ConnectionRefusedError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
-    link = Link(sock)
+    link = ctl_connect(a.host, a.port)
     link.send(end.info())
     peer = link.recv()
     end.connect(peer)
@@ -448,13 +457,33 @@ def jam(a, end, link, rkey, raddr):
     link.send({'op': 'done'})
 
 
-def main():
+def ctl_parser(port):
+    """The arguments of a server/client program: role, device, GID index,
+    the server's host (client only) and the control port."""
     p = argparse.ArgumentParser()
     p.add_argument('role', choices=['server', 'client'])
     p.add_argument('dev')
     p.add_argument('gid_index', type=int)
     p.add_argument('host', nargs='?')
-    p.add_argument('--port', type=int, default=19875)
+    p.add_argument('--port', type=int, default=port)
+    return p
+
+
+def run_role(a, tap_of, server_fn, client_fn):
+    """Run the side @a.role names, any exception a failure on @tap_of;
+    exit with its verdict."""
+    try:
+        if a.role == 'server':
+            server_fn(a)
+        else:
+            client_fn(a)
+    except Exception as ex:  # a verbs error is a failure, with its reason
+        tap_of(False, '%s: %s' % (a.role, ex))
+    sys.exit(tap_of.done())
+
+
+def main():
+    p = ctl_parser(19875)
     p.add_argument('--qps', type=int, default=2)
     p.add_argument('--sizes', default='0,1,63,1024,4097,65536,1048576')
     p.add_argument('--iters', type=int, default=1)
@@ -466,14 +495,7 @@ def main():
     p.add_argument('--mtu', type=int, default=1024, choices=sorted(MTUS))
     a = p.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(',')]
-    try:
-        if a.role == 'server':
-            server(a)
-        else:
-            client(a)
-    except Exception as ex:  # a verbs error is a failure, with its reason
-        tap(False, '%s: %s' % (a.role, ex))
-    sys.exit(tap.done())
+    run_role(a, tap, server, client)
 
 
 if __name__ == '__main__':

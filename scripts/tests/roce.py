@@ -22,6 +22,8 @@ SEND_LAST_IMM, SEND_ONLY_IMM, WRITE_ONLY_IMM = 0x03, 0x05, 0x0b
 READ_RESP_FIRST, READ_RESP_LAST, READ_RESP_ONLY = 0x0d, 0x0f, 0x10
 ATOMIC_ACK, SEND_LAST_INV, SEND_ONLY_INV = 0x12, 0x16, 0x17
 RESERVED, UC_SEND_ONLY, RD_SEND_ONLY, UD_SEND_ONLY, CNP = 0x1f, 0x24, 0x44, 0x64, 0x81
+# IBTA 1.5 (annex A19), RC.
+FLUSH, ATOMIC_WRITE = 0x1c, 0x1d
 # AETH syndromes.
 ACK_SYN, RNR_NAK_SYN, NAK_SEQ_SYN = 0x1f, 0x20, 0x60
 NAK_INV_REQ, NAK_REM_ACCESS, NAK_REM_OP = 0x61, 0x62, 0x63
@@ -108,6 +110,11 @@ def aeth(syndrome, msn=1):
 
 def reth(va, rkey, length):
     return struct.pack('>QII', va & (1 << 64) - 1, rkey, length)
+
+
+def feth(ptype, level):
+    """FLUSH's FETH: placement type in bits 3-0, selectivity in 5-4."""
+    return struct.pack('>I', (level & 3) << 4 | (ptype & 15))
 
 
 def atomic_eth(va, rkey, add_or_swap, compare=0):
