@@ -145,7 +145,7 @@ static void bind_check_test(struct kunit *test)
 			c->err);
 }
 
-/* A window's rkey that is not the one it has now is refused. */
+/* The window is named by its rkey's index; the MR must be usable. */
 static void bind_stale_rkey_test(struct kunit *test)
 {
 	struct ib_pd pd = {};
@@ -158,10 +158,11 @@ static void bind_stale_rkey_test(struct kunit *test)
 	mr.ibmr.iova = MR_START;
 	mr.ibmr.length = MR_LEN;
 	mw.key = sroce_key_make(MW_INDEX, 3);
-	b.mw_rkey = sroce_key_make(MW_INDEX, 2);
+	b.mw_rkey = sroce_key_make(MW_INDEX + 1, 3);
 	b.rkey = sroce_key_make(MW_INDEX, 4);
 	KUNIT_EXPECT_EQ(test, sroce_mw_bind_check(&mw, &pd, &mr, &b), -EINVAL);
-	b.mw_rkey = mw.key;
+	/* Another variant byte: the rkey libibverbs kept from alloc_mw. */
+	b.mw_rkey = sroce_key_make(MW_INDEX, 2);
 	KUNIT_EXPECT_EQ(test, sroce_mw_bind_check(&mw, &pd, &mr, &b), 0);
 	/* An MR not valid (invalidated, being reregistered) is refused. */
 	mr.state = SROCE_MR_FREE;

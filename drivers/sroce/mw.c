@@ -34,8 +34,12 @@ static int sroce_mw_bind_check_window(const struct sroce_mw *mw,
 {
 	if (b->access & ~SROCE_MW_ACCESS_KNOWN)
 		return -EINVAL;
-	/* Only the variant byte is the consumer's. */
-	if (b->mw_rkey != mw->key ||
+	/*
+	 * The WQE names the window by an rkey's index (the rxe ABI has no
+	 * handle; for type 2 the rkey libibverbs knows is the one from
+	 * alloc_mw). Only the variant byte of the new rkey is the consumer's.
+	 */
+	if (sroce_key_index(b->mw_rkey) != sroce_key_index(mw->key) ||
 	    sroce_key_index(b->rkey) != sroce_key_index(mw->key))
 		return -EINVAL;
 	if (mw->ibmw.pd != pd)

@@ -61,7 +61,7 @@ struct sroce_mw {
  * @addr: first byte of the range to bind (iova of the MR)
  * @length: bytes of the range
  * @mr_lkey: the MR's lkey
- * @mw_rkey: the window's rkey now
+ * @mw_rkey: an rkey of the window (its index names the window)
  * @rkey: the rkey the window takes: same index, a new variant byte
  * @access: IB_ACCESS_* to grant
  */
@@ -85,7 +85,8 @@ struct sroce_mw_bind {
  * allows binds (C10-73) and local write when the window is to grant
  * remote write or atomic access (C10-74); the range inside the MR
  * (C10-75); a type 2 window free, bound with length > 0, and given a new
- * key; @b's rkey of the window's index; no zero-based window.
+ * key; @b's rkeys of the window's index (the variant byte of
+ * &sroce_mw_bind.mw_rkey is not looked at); no zero-based window.
  *
  * Context: any.
  * Return: 0, -EINVAL for a bind the rules refuse, -EOPNOTSUPP for
