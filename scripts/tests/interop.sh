@@ -61,6 +61,9 @@ pp=
 dev=dev0
 pair_verify "rc_verify, sroce serving" 19875 a "$g" --sizes 0,1,4097,65536 --faa 16
 pair_verify "rc_verify, rdma_rxe serving" 19876 b "$g" --sizes 0,1,4097,65536 --faa 16
+# rdma_rxe's requests through an sroce memory window's rkey.
+pair_verify "rc_verify through a memory window, sroce serving" 19877 a "$g" \
+	--sizes 0,4097,65536 --faa 8 --mw
 # WRITE and READ, bandwidth and latency, on bpo; bandwidth only on deb12
 # and deb13 (for time): rc_verify above already took SEND and the
 # atomics both ways.
