@@ -23,6 +23,7 @@ static const struct {
 	{ SROCE_OBJ_MR, "MR", SROCE_MAX_MR },
 	{ SROCE_OBJ_QP, "QP", SROCE_MAX_QP },
 	{ SROCE_OBJ_SRQ, "SRQ", SROCE_MAX_SRQ },
+	{ SROCE_OBJ_MW, "MW", SROCE_MAX_MW },
 };
 
 static void obj_limit_test(struct kunit *test)

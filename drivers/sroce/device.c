@@ -30,7 +30,7 @@
 
 /*
  * What the device offers; every create checks against the same limits.
- * Only what exists is claimed: PDs, CQs, MRs, QPs, SRQs and AHs so far.
+ * Only what exists is claimed: PDs, CQs, MRs, MWs, QPs, SRQs and AHs so far.
  */
 static const struct ib_device_attr sroce_caps = {
 	.vendor_id = 0xffffff,		/* IEEE: no OUI assigned */
@@ -39,7 +39,8 @@ static const struct ib_device_attr sroce_caps = {
 	.device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_MEM_MGT_EXTENSIONS |
 			    IB_DEVICE_SRQ_RESIZE | IB_DEVICE_RC_RNR_NAK_GEN |
 			    IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_BAD_PKEY_CNTR |
-			    IB_DEVICE_BAD_QKEY_CNTR | SROCE_DEVICE_CAPS_IBTA15,
+			    IB_DEVICE_BAD_QKEY_CNTR | IB_DEVICE_MEM_WINDOW |
+			    IB_DEVICE_MEM_WINDOW_TYPE_2B | SROCE_DEVICE_CAPS_IBTA15,
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
 	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,
@@ -50,6 +51,7 @@ static const struct ib_device_attr sroce_caps = {
 	.max_cqe = SROCE_MAX_CQE,
 	.max_mr = SROCE_MAX_MR,
 	.max_mr_size = SROCE_MAX_MR_SIZE,
+	.max_mw = SROCE_MAX_MW,
 	.max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES,
 	.max_qp = SROCE_MAX_QP,
 	.max_qp_wr = SROCE_MAX_QP_WR,
@@ -158,11 +160,13 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 		sroce_tx_pool_put(sdev->tx_pool);
 	sroce_net_pages_free(sdev);
 	/* Every MR was deregistered before the device could go. */
-	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->qps) ||
+	WARN_ON(!xa_empty(&sdev->mr_keys) || !xa_empty(&sdev->mw_keys) ||
+		!xa_empty(&sdev->qps) ||
 		!xa_empty(&sdev->srqs) || !xa_empty(&sdev->ahs) ||
 		!list_empty(&sdev->mcgs));
 	mutex_destroy(&sdev->mcg_mutex);
 	xa_destroy(&sdev->mr_keys);
+	xa_destroy(&sdev->mw_keys);
 	xa_destroy(&sdev->qps);
 	xa_destroy(&sdev->srqs);
 	xa_destroy(&sdev->ahs);
@@ -254,6 +258,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 
 	sdev->ndev = ndev;
 	xa_init(&sdev->mr_keys);
+	xa_init(&sdev->mw_keys);
 	xa_init(&sdev->qps);
 	xa_init_flags(&sdev->srqs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);

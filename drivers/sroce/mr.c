@@ -319,28 +319,35 @@ static struct sroce_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
-/* Give @mr a fresh random key and enter it in the device's table. */
-static int sroce_mr_key_alloc(struct sroce_dev *sdev, struct sroce_mr *mr)
+int sroce_key_reserve(struct sroce_dev *sdev, u32 *index)
 {
 	unsigned int i;
-	u32 index, key;
 	int err;
 
 	for (i = 0; i < SROCE_KEY_TRIES; i++) {
-		index = get_random_u32_inclusive(1, SROCE_KEY_INDEX_MAX);
-		/* Reserved (NULL to lookups) until sroce_mr_publish(). */
-		err = xa_insert(&sdev->mr_keys, index, NULL, GFP_KERNEL);
-		if (err == -EBUSY)
-			continue;
-		if (err)
+		*index = get_random_u32_inclusive(1, SROCE_KEY_INDEX_MAX);
+		/* Reserved (NULL to lookups) until something is stored. */
+		err = xa_insert(&sdev->mr_keys, *index, NULL, GFP_KERNEL);
+		if (err != -EBUSY)
 			return err;
-		key = sroce_key_make(index, get_random_u8());
-		mr->key = key;
-		mr->ibmr.lkey = key;
-		mr->ibmr.rkey = key;
-		return 0;
 	}
 	return -ENOSPC;
+}
+
+/* Give @mr a fresh random key and enter it in the device's table. */
+static int sroce_mr_key_alloc(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	u32 index, key;
+	int err;
+
+	err = sroce_key_reserve(sdev, &index);
+	if (err)
+		return err;
+	key = sroce_key_make(index, get_random_u8());
+	mr->key = key;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return 0;
 }
 
 /* Store a complete MR under its reserved index; valid unless @fast. */
@@ -555,7 +562,7 @@ int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, const struct ib_pd *pd)
 	rcu_read_lock();
 	mr = xa_load(&sdev->mr_keys, sroce_key_index(key));
 	if (!mr || mr->kind != SROCE_MR_FAST || mr->pd != pd ||
-	    READ_ONCE(mr->key) != key ||
+	    READ_ONCE(mr->key) != key || atomic_read(&mr->mw_bound) > 0 ||
 	    cmpxchg(&mr->state, SROCE_MR_VALID, SROCE_MR_FREE) == SROCE_MR_BUSY)
 		err = -EINVAL;
 	/*
@@ -619,6 +626,9 @@ static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 
 static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
+	/* Not while windows are bound to it; and no bind from now on. */
+	if (atomic_cmpxchg(&to_smr(ibmr)->mw_bound, 0, -1))
+		return -EBUSY;
 	sroce_mr_free(to_sdev(ibmr->device), to_smr(ibmr));
 	return 0;
 }

@@ -67,6 +67,8 @@ enum sroce_mr_state {
  * @npages: entries of @pages in use
  * @refs: one for the key table while the MR is usable, one per user
  *	found by sroce_mr_get()
+ * @mw_bound: memory windows bound to the MR (mw.c); -1 once dereg_mr
+ *	has begun, when no bind may take the MR any more
  * @idle: completed when @refs drops to zero
  * @rcu: the MR is freed after a grace period: lookups run under RCU
  *
@@ -89,6 +91,7 @@ struct sroce_mr {
 	u32 max_pages;
 	u32 npages;
 	refcount_t refs;
+	atomic_t mw_bound;
 	struct completion idle;
 	struct rcu_head rcu;
 };
@@ -247,6 +250,21 @@ int sroce_mr_access_check(int access);
 u32 sroce_key_make(u32 index, u8 variant);
 
 /**
+ * sroce_key_reserve() - reserve a free random index of the key table
+ * @sdev: the device
+ * @index: where the index goes
+ *
+ * The slot reads as empty to lookups until something is stored in it;
+ * xa_erase() on the device's @mr_keys gives it back. Memory windows take
+ * their indexes here too, so that an MR's key and a window's never share
+ * an index.
+ *
+ * Context: process context (may sleep).
+ * Return: 0, -ENOSPC when no free index was found, -ENOMEM.
+ */
+int sroce_key_reserve(struct sroce_dev *sdev, u32 *index);
+
+/**
  * sroce_key_index() - the key table index of a key
  * @key: an lkey or rkey
  *
@@ -292,8 +310,8 @@ int sroce_mr_fast_reg(struct ib_mr *ibmr, const struct ib_pd *pd, u32 key,
  * CPUs and hold no reference across a wait).
  *
  * Context: any; the caller holds no reference on the MR.
- * Return: 0, or -EINVAL when no fast-registration MR of @pd has @key or
- * a REG_MR is changing it.
+ * Return: 0, or -EINVAL when no fast-registration MR of @pd has @key,
+ * a REG_MR is changing it or memory windows are bound to it.
  */
 int sroce_mr_invalidate(struct sroce_dev *sdev, u32 key, const struct ib_pd *pd);
 

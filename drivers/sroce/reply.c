@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 
 #include "mr.h"
+#include "mw.h"
 #include "net.h"
 #include "opcode.h"
 #include "psn.h"
@@ -294,9 +295,8 @@ static int sroce_reply_send_res(struct sroce_qp *qp, struct sroce_res *r,
 		most = min3(SROCE_RESP_CHAIN, DIV_ROUND_UP(r->left, mtu), budget);
 	if (r->kind == SROCE_RES_READ && r->left) {
 		/* The MR may have gone since the request: look again. */
-		mr = sroce_mr_get(sdev, r->rkey, qp->ibqp.pd,
-				  IB_ACCESS_REMOTE_READ, r->va,
-				  min_t(u64, r->left, (u64)most * mtu));
+		mr = sroce_rkey_get(qp, r->rkey, IB_ACCESS_REMOTE_READ, r->va,
+				    min_t(u64, r->left, (u64)most * mtu));
 		if (IS_ERR(mr))
 			return -EACCES;
 	}

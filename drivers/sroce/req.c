@@ -54,6 +54,7 @@
 #include "cwnd.h"
 #include "ext.h"
 #include "mr.h"
+#include "mw.h"
 #include "net.h"
 #include "opcode.h"
 #include "psn.h"
@@ -592,24 +593,26 @@ static int sroce_req_packets(struct sroce_qp *qp, struct sroce_swqe *w,
 }
 
 /*
- * Do a REG_MR or LOCAL_INV, once (a rewind passes over it again), and
+ * Do a REG_MR, BIND_MW or LOCAL_INV, once (a rewind passes over it again), and
  * complete it when what came before it has. Returns 0, or the status the
  * WQE fails with.
  */
 static enum ib_wc_status sroce_req_local(struct sroce_qp *qp,
 					 struct sroce_swqe *w)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	int err;
 
 	if (!w->executed) {
-		if (w->opcode == IB_WR_REG_MR)
+		if (w->opcode == IB_WR_BIND_MW)
+			err = sroce_mw_bind(qp, &w->bind);
+		else if (w->opcode == IB_WR_REG_MR)
 			err = sroce_mr_fast_reg(w->reg_mr, qp->ibqp.pd, w->rkey,
 						w->reg_access);
 		else
-			err = sroce_mr_invalidate(sdev, w->rkey, qp->ibqp.pd);
+			err = sroce_key_invalidate(qp, w->rkey, false);
 		if (err)
-			return IB_WC_LOC_PROT_ERR;
+			return w->opcode == IB_WR_BIND_MW ? IB_WC_MW_BIND_ERR :
+							    IB_WC_LOC_PROT_ERR;
 		w->executed = true;
 	}
 	sroce_req_wqe_sent(qp, w);

@@ -43,6 +43,7 @@
 #include "cq.h"
 #include "ext.h"
 #include "mr.h"
+#include "mw.h"
 #include "opcode.h"
 #include "psn.h"
 #include "qp.h"
@@ -83,7 +84,6 @@ static u32 sroce_resp_read_len(const struct sk_buff *skb)
 static enum sroce_resp_verdict
 sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_reth *reth = (const void *)(skb->data +
 						       sizeof(struct sroce_bth));
 	u32 len = sroce_resp_read_len(skb);
@@ -98,8 +98,9 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	if (!(qp->params.access & IB_ACCESS_REMOTE_READ))
 		return SROCE_RESP_INV_REQ;
 	if (len) {
-		mr = sroce_mr_get(sdev, be32_to_cpu(reth->rkey), qp->ibqp.pd,
-				  IB_ACCESS_REMOTE_READ, be64_to_cpu(reth->va), len);
+		mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey),
+				    IB_ACCESS_REMOTE_READ, be64_to_cpu(reth->va),
+				    len);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
 		sroce_mr_put(mr);
@@ -167,7 +168,6 @@ static void sroce_atomic_piece(void *ctx, void *kaddr, u32 len)
 static enum sroce_resp_verdict
 sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_bth *bth = (const void *)skb->data;
 	struct sroce_atomic_op op = { .ateth = (const void *)(bth + 1) };
 	u64 va = be64_to_cpu(op.ateth->va);
@@ -181,8 +181,8 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	/* IBTA 9.4.5: naturally aligned, else an invalid request. */
 	if (va & (sizeof(u64) - 1))
 		return SROCE_RESP_INV_REQ;
-	mr = sroce_mr_get(sdev, be32_to_cpu(op.ateth->rkey), qp->ibqp.pd,
-			  IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
+	mr = sroce_rkey_get(qp, be32_to_cpu(op.ateth->rkey),
+			    IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (IS_ERR(mr))
 		return SROCE_RESP_ACCESS;
 	r = sroce_res_fits(&qp->resp, qp->resp.psn, 1) ?
@@ -425,9 +425,8 @@ sroce_resp_send(struct sroce_qp *qp, const struct sk_buff *skb,
 			info->hdr_len - sizeof(struct sroce_immdt)))->imm;
 	if (info->hdrs & SROCE_HDR_IETH) {
 		inv = &((const struct sroce_ieth *)(bth + 1))->rkey;
-		/* Only a fast-registration MR of our PD. */
-		if (sroce_mr_invalidate(to_sdev(qp->ibqp.device),
-					be32_to_cpu(*inv), qp->ibqp.pd)) {
+		/* A fast-registration MR or a type 2 window of ours. */
+		if (sroce_key_invalidate(qp, be32_to_cpu(*inv), true)) {
 			*notify |= sroce_resp_complete(qp, IB_WC_LOC_QP_OP_ERR,
 						       IB_WC_RECV, 0, NULL, NULL,
 						       false);
@@ -444,7 +443,6 @@ static enum sroce_resp_verdict
 sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 		 const struct sroce_opcode_info *info, u32 pay, bool *notify)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_bth *bth = (const void *)skb->data;
 	struct sroce_resp *resp = &qp->resp;
 	const struct sroce_reth *reth;
@@ -464,9 +462,9 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 			return SROCE_RESP_INV_REQ;
 		/* The whole range, once, before any byte lands. */
 		if (resp->remaining) {
-			mr = sroce_mr_get(sdev, resp->rkey, qp->ibqp.pd,
-					  IB_ACCESS_REMOTE_WRITE, resp->va,
-					  resp->remaining);
+			mr = sroce_rkey_get(qp, resp->rkey,
+					    IB_ACCESS_REMOTE_WRITE, resp->va,
+					    resp->remaining);
 			if (IS_ERR(mr))
 				return SROCE_RESP_ACCESS;
 			sroce_mr_put(mr);
@@ -491,8 +489,8 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 		}
 	}
 	if (pay) {
-		mr = sroce_mr_get(sdev, resp->rkey, qp->ibqp.pd,
-				  IB_ACCESS_REMOTE_WRITE, resp->va, pay);
+		mr = sroce_rkey_get(qp, resp->rkey, IB_ACCESS_REMOTE_WRITE,
+				    resp->va, pay);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
 		sroce_mr_walk(mr, resp->va, pay, sroce_skb_copy_piece, &s);

@@ -33,6 +33,7 @@
 #define SROCE_MAX_CQE		0x7fff
 #define SROCE_QUEUE_MAX_SLOTS	0x8000	/* any ring, one slot kept empty */
 #define SROCE_MAX_MR		0x10000	/* in a table of 2^24 key indexes */
+#define SROCE_MAX_MW		0x10000	/* in the same table */
 #define SROCE_MAX_AH		0x8000
 #define SROCE_MAX_MCAST_GRP	256
 #define SROCE_MAX_MCAST_QP_ATTACH 32	/* per group */
@@ -178,6 +179,7 @@ enum sroce_counter {
  * @SROCE_OBJ_MR: memory regions
  * @SROCE_OBJ_QP: queue pairs
  * @SROCE_OBJ_SRQ: shared receive queues
+ * @SROCE_OBJ_MW: memory windows
  * @SROCE_NUM_OBJ: number of kinds
  */
 enum sroce_obj {
@@ -186,6 +188,7 @@ enum sroce_obj {
 	SROCE_OBJ_MR,
 	SROCE_OBJ_QP,
 	SROCE_OBJ_SRQ,
+	SROCE_OBJ_MW,
 	SROCE_NUM_OBJ
 };
 
@@ -202,7 +205,9 @@ struct page_pool;
  * @active_mtu: IB MTU derived from the netdev MTU; written under RTNL,
  *	read locklessly
  * @counters: &enum sroce_counter values, updated from softirq
- * @mr_keys: MRs by the 24-bit index of their key (mr.c)
+ * @mr_keys: MRs by the 24-bit index of their key (mr.c); the indexes of
+ *	memory windows are reserved there too
+ * @mw_keys: memory windows by the 24-bit index of their rkey (mw.c)
  * @qps: QPs by number (qp.c, qp_verbs.c)
  * @srqs: SRQs by number (srq.c)
  * @ahs: AHs by number (ah.c); IRQ-safe, the packet path reads it
@@ -226,6 +231,7 @@ struct sroce_dev {
 	enum ib_mtu active_mtu;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct xarray mr_keys;
+	struct xarray mw_keys;
 	struct xarray qps;
 	struct xarray srqs;
 	struct xarray ahs;
@@ -269,6 +275,8 @@ static inline u32 sroce_obj_limit(enum sroce_obj kind)
 		return SROCE_MAX_QP;
 	case SROCE_OBJ_SRQ:
 		return SROCE_MAX_SRQ;
+	case SROCE_OBJ_MW:
+		return SROCE_MAX_MW;
 	default:
 		return 0;
 	}

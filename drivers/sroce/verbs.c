@@ -10,6 +10,7 @@
 #include "ah.h"
 #include "cq.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp_verbs.h"
 #include "queue.h"
 #include "sroce.h"
@@ -73,6 +74,7 @@ void sroce_set_verbs_ops(struct ib_device *ibdev)
 	ib_set_device_ops(ibdev, &sroce_verbs_ops);
 	sroce_set_cq_ops(ibdev);
 	sroce_set_mr_ops(ibdev);
+	sroce_set_mw_ops(ibdev);
 	sroce_set_qp_ops(ibdev);
 	sroce_set_srq_ops(ibdev);
 	sroce_set_ah_ops(ibdev);

@@ -28,6 +28,7 @@ bool sroce_wqe_executes(u32 opcode)
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
 	case IB_WR_LOCAL_INV:
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -50,7 +51,22 @@ u32 sroce_wqe_npsn(u32 opcode, u32 length, u32 mtu)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_wqe_npsn);
 
-/* A REG_MR or LOCAL_INV: no data, no PSN. */
+/* A BIND_MW: only user space posts one (the rxe ABI's wr.mw). */
+static int sroce_wqe_fetch_bind(struct sroce_qp *qp, struct sroce_swqe *w,
+				const struct rxe_send_wqe *slot)
+{
+	if (!qp->user)
+		return -EOPNOTSUPP;
+	w->bind.addr = READ_ONCE(slot->wr.wr.mw.addr);
+	w->bind.length = READ_ONCE(slot->wr.wr.mw.length);
+	w->bind.mr_lkey = READ_ONCE(slot->wr.wr.mw.mr_lkey);
+	w->bind.mw_rkey = READ_ONCE(slot->wr.wr.mw.mw_rkey);
+	w->bind.rkey = READ_ONCE(slot->wr.wr.mw.rkey);
+	w->bind.access = READ_ONCE(slot->wr.wr.mw.access);
+	return 0;
+}
+
+/* A REG_MR, BIND_MW or LOCAL_INV: no data, no PSN. */
 static int sroce_wqe_fetch_local(struct sroce_qp *qp, struct sroce_swqe *w,
 				 const struct rxe_send_wqe *slot)
 {
@@ -63,6 +79,9 @@ static int sroce_wqe_fetch_local(struct sroce_qp *qp, struct sroce_swqe *w,
 		w->reg_mr = (struct ib_mr *)(uintptr_t)reg->mr;
 		w->rkey = reg->key;
 		w->reg_access = reg->access;
+	} else if (w->opcode == IB_WR_BIND_MW) {
+		if (sroce_wqe_fetch_bind(qp, w, slot))
+			return -EOPNOTSUPP;
 	} else {
 		w->rkey = READ_ONCE(slot->wr.ex.invalidate_rkey);
 	}

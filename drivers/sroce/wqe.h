@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+#include "mw.h"
 #include "queue.h"
 #include "sroce.h"
 
@@ -35,7 +36,8 @@ struct sroce_qp;
  * @is_inline: the data is in @inline_data, not behind @sge
  * @reg_mr: REG_MR: the MR (kernel QPs only)
  * @reg_access: REG_MR: the access it grants
- * @executed: a local operation (REG_MR, LOCAL_INV) was done: a rewind
+ * @bind: BIND_MW: the window, the MR and what to bind (user QPs only)
+ * @executed: a local operation (REG_MR, BIND_MW, LOCAL_INV) was done: a rewind
  *	that passes over it again does not do it twice
  * @first_psn: PSN of the message's first packet
  * @last_psn: PSN of its last packet (a local operation takes none: the
@@ -57,8 +59,13 @@ struct sroce_swqe {
 	u8 flush_level;
 	u32 num_sge;
 	bool is_inline;
-	struct ib_mr *reg_mr;
-	int reg_access;
+	union {
+		struct {
+			struct ib_mr *reg_mr;
+			int reg_access;
+		};
+		struct sroce_mw_bind bind;
+	};
 	bool executed;
 	u32 first_psn;
 	u32 last_psn;
@@ -87,14 +94,16 @@ struct sroce_reg_slot {
  * sroce_wr_local() - whether a send opcode is a local operation
  * @opcode: IB_WR_*
  *
- * REG_MR and LOCAL_INV change an MR and send nothing.
+ * REG_MR, BIND_MW and LOCAL_INV change an MR or a window and send
+ * nothing.
  *
  * Context: any.
  * Return: true for them.
  */
 static inline bool sroce_wr_local(u32 opcode)
 {
-	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV;
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV ||
+	       opcode == IB_WR_BIND_MW;
 }
 
 /**

@@ -72,6 +72,9 @@ if python3 -c 'import pyverbs.enums as e; e.IBV_WR_ATOMIC_WRITE' 2>/dev/null; th
 else
 	skip "pyverbs without IBV_WR_ATOMIC_WRITE" "aw_pair against rdma_rxe"
 fi
+# rdma_rxe's requests through an sroce memory window's rkey.
+pair_verify "rc_verify through a memory window, sroce serving" 19879 a "$g" \
+	--sizes 0,4097,65536 --faa 8 --mw
 # WRITE and READ, bandwidth and latency, on bpo; bandwidth only on deb12
 # and deb13 (for time): rc_verify above already took SEND and the
 # atomics both ways.

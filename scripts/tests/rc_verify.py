@@ -8,7 +8,7 @@ checks, the server what it saw); exits non-zero on any failure.
 
 Usage:
   rc_verify.py server DEV GID_INDEX [--port P] [--qps N] [--timeout T]
-                      [--mtu M]
+                      [--mtu M] [--mw]
   rc_verify.py client DEV GID_INDEX HOST [--port P] [--qps N]
                       [--sizes 0,1,4096,...] [--iters N] [--faa N]
                       [--timeout T] [--mtu M] [--cut COMMAND [--held N]]
@@ -17,6 +17,9 @@ Usage:
 --timeout is the QPs' local ACK timeout (4.096 us << T, default 14).
 --mtu is their path MTU in bytes (256 to 4096, default 1024; both ends
 give the same).
+With --mw the server's memory is reached through a type 1 memory window
+bound over its whole MR (every remote right), not through the MR's rkey:
+the client's WRITEs, READs and atomics all name the window's rkey.
 With --cut the client instead streams 4 KiB WRITEs on QP 0, runs COMMAND
 (which cuts the link) after two seconds, and checks how the stream ends:
 RETRY_EXC_ERR, within 1.1 x (retry_cnt + 1) x the timeout of the last
@@ -48,7 +51,7 @@ import pyverbs.enums as e
 from pyverbs.addr import GID
 from pyverbs.cq import CQ
 from pyverbs.device import Context
-from pyverbs.mr import MR
+from pyverbs.mr import MR, MW, MWBind, MWBindInfo
 from pyverbs.pd import PD
 from pyverbs.wr import SGE, RecvWR, SendWR
 
@@ -129,7 +132,7 @@ MTUS = {256: e.IBV_MTU_256, 512: e.IBV_MTU_512, 1024: e.IBV_MTU_1024,
 class End:
     """This side's device, QPs and memory."""
 
-    def __init__(self, dev, gid_index, nqp, timeout=14, mtu=1024):
+    def __init__(self, dev, gid_index, nqp, timeout=14, mtu=1024, mw=False):
         self.timeout = timeout
         self.mtu = MTUS[mtu]
         self.ctx = Context(name=dev)
@@ -139,7 +142,8 @@ class End:
         self.cq = CQ(self.ctx, 4 * 64 * nqp)
         # Per QP: a data area of MAX_MSG, then 8 bytes of atomic target.
         self.stride = MAX_MSG + 64
-        self.mr = MR(self.pd, self.stride * nqp + 64, REMOTE)
+        self.mr = MR(self.pd, self.stride * nqp + 64,
+                     REMOTE | (e.IBV_ACCESS_MW_BIND if mw else 0))
         self.qps = [new_qp(self.pd, self.cq, max_send_wr=64, max_recv_wr=64,
                            max_send_sge=2, max_recv_sge=2) for _ in range(nqp)]
         self.psns = [random.randrange(1 << 24) for _ in range(nqp)]
@@ -155,6 +159,18 @@ class End:
                        rq_psn=peer['psns'][i], sq_psn=self.psns[i],
                        mtu=self.mtu, rd_atomic=4, timeout=self.timeout)
 
+    def window(self):
+        """A type 1 window over the whole MR with every remote right,
+        bound through QP 0; its rkey."""
+        self.mw = MW(self.pd, e.IBV_MW_TYPE_1)
+        info = MWBindInfo(self.mr, self.mr.buf, self.mr.length, REMOTE)
+        self.qps[0].bind_mw(self.mw, MWBind(info, e.IBV_SEND_SIGNALED))
+        wcs = self.poll(1)
+        if not wcs or wcs[0].status != e.IBV_WC_SUCCESS:
+            raise RuntimeError('bind of the window: %s' %
+                               (wcs[0].status if wcs else 'no completion'))
+        return self.mw.rkey
+
     def area(self, q):
         return self.mr.buf + q * self.stride
 
@@ -167,14 +183,17 @@ class End:
 
 
 def server(a):
-    end = End(a.dev, a.gid_index, a.qps, a.timeout, a.mtu)
+    end = End(a.dev, a.gid_index, a.qps, a.timeout, a.mtu, a.mw)
     link = ctl_accept(a.port)
     peer = link.recv()
     link.send(end.info())
     end.connect(peer)
     for q in range(a.qps):
         end.post_recv(q)
-    link.send({'ready': True})
+    rkey = end.window() if a.mw else end.mr.rkey
+    tap(True, 'server: remote access through %s rkey 0x%x' %
+        ('a memory window\'s' if a.mw else 'the MR\'s', rkey))
+    link.send({'ready': True, 'rkey': rkey})
     while True:
         req = link.recv()
         op = req['op']
@@ -243,8 +262,10 @@ def client(a):
     link.send(end.info())
     peer = link.recv()
     end.connect(peer)
-    assert link.recv()['ready']
-    rkey, raddr, rstride = peer['rkey'], peer['addr'], peer['stride']
+    ready = link.recv()
+    assert ready['ready']
+    # The server's rkey for its memory: its MR's or a window's (--mw).
+    rkey, raddr, rstride = ready['rkey'], peer['addr'], peer['stride']
     lkey = end.mr.lkey
     if a.cut:
         cut(a, end, link, rkey, raddr)
@@ -493,6 +514,7 @@ def main():
     p.add_argument('--held', type=int, default=0)
     p.add_argument('--jam')
     p.add_argument('--mtu', type=int, default=1024, choices=sorted(MTUS))
+    p.add_argument('--mw', action='store_true')
     a = p.parse_args()
     a.sizes = [int(s) for s in a.sizes.split(',')]
     run_role(a, tap, server, client)

@@ -7,9 +7,9 @@
 # the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
 # requests that must fail (traffic_neg.py), the retry limits
 # (traffic_retry.py: RNR, ACK timeouts, timers at destroy), Send Queue
-# Drain (sqd.py), ATOMIC WRITE and FLUSH (aw_flush.py), UD datagrams good
-# and bad (ud_neg.py), UC: ibv_uc_pingpong, perftest -c UC and uc.py;
-# last the counters (counters.py).
+# Drain (sqd.py), ATOMIC WRITE and FLUSH (aw_flush.py), memory windows
+# (mw.py), UD datagrams good and bad (ud_neg.py), UC: ibv_uc_pingpong,
+# perftest -c UC and uc.py; last the counters (counters.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -84,6 +84,8 @@ if python3 -c 'import pyverbs.enums as e; e.IBV_WR_ATOMIC_WRITE' 2>/dev/null; th
 else
 	skip "pyverbs without IBV_WR_ATOMIC_WRITE" "aw_flush.py"
 fi
+# Memory windows: binds, rkeys through them, invalidation, refusals.
+tap_program 300 mw.py sroce0 "$g4"
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 # UD datagrams: the good one and those dropped (ud_neg.py). Last: its
 # larger-than-MTU send is counted as tx_drop.
