@@ -264,6 +264,9 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 	err = sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
 			     w->num_sge, off, pay, IB_ACCESS_LOCAL_WRITE,
 			     sroce_skb_copy_piece, &c);
+	/* An ODP page faults in: dropped as if lost, the READ asked again. */
+	if (err == -EFAULT)
+		return true;
 	if (err) {
 		out->fail = IB_WC_LOC_PROT_ERR;
 		return true;
@@ -303,6 +306,7 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 	struct sroce_comp_value v;
 	struct sroce_swqe *w;
 	u64 orig;
+	int err;
 
 	w = sroce_comp_retire(qp, psn, true, out);
 	if (!w || sroce_psn_before(psn, w->first_psn)) {
@@ -317,9 +321,13 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 	ack = (const void *)(skb->data + info->hdr_len - sizeof(*ack));
 	orig = be64_to_cpu(ack->orig);
 	v.src = (const u8 *)&orig;
-	if (sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
-			   w->num_sge, 0, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
-			   sroce_comp_value_piece, &v)) {
+	err = sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
+			     w->num_sge, 0, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
+			     sroce_comp_value_piece, &v);
+	/* An ODP page faults in: dropped, the atomic sent again. */
+	if (err == -EFAULT)
+		return true;
+	if (err) {
 		out->fail = IB_WC_LOC_PROT_ERR;
 		return true;
 	}
