@@ -7,7 +7,8 @@
 # the verifying program (rc_verify.py: WRITE, READ, SEND, atomics) and the
 # requests that must fail (traffic_neg.py), the retry limits
 # (traffic_retry.py: RNR, ACK timeouts, timers at destroy), Send Queue
-# Drain (sqd.py), UD datagrams good and bad (ud_neg.py), UC:
+# Drain (sqd.py), on-demand paging (odp.py), UD datagrams good and bad
+# (ud_neg.py), UC:
 # ibv_uc_pingpong, perftest -c UC and uc.py; last the counters
 # (counters.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
@@ -66,6 +67,9 @@ tap_program 300 traffic_neg.py sroce0 "$g4"
 tap_program 300 traffic_retry.py sroce0 "$g4"
 # Send Queue Drain: SQD stops at a message boundary, drains, resumes.
 tap_program 300 sqd.py sroce0 "$g4"
+# On-demand paging: faults by RNR NAK and by the requester's work item,
+# invalidation, prefetch (odp.py).
+tap_program 300 odp.py sroce0 "$g4"
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 # UD datagrams: the good one and those dropped (ud_neg.py). Last: its
 # larger-than-MTU send is counted as tx_drop.
