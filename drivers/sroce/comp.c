@@ -287,10 +287,11 @@ static bool sroce_comp_read_resp(struct sroce_qp *qp, const struct sk_buff *skb,
 	err = sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
 			     w->num_sge, off, pay, IB_ACCESS_LOCAL_WRITE,
 			     sroce_skb_copy_piece, &c);
-	if (err) {
+	/* An ODP page faulting in (-EFAULT): dropped as if lost, asked again. */
+	if (err && err != -EFAULT)
 		out->fail = IB_WC_LOC_PROT_ERR;
+	if (err)
 		return true;
-	}
 	if (ahead) {
 		/*
 		 * Ahead of the one awaited: held. Reordering fills the hole
@@ -326,6 +327,7 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 	struct sroce_comp_value v;
 	struct sroce_swqe *w;
 	u64 orig;
+	int err;
 
 	w = sroce_comp_retire(qp, psn, true, out);
 	if (!w || sroce_psn_before(psn, w->first_psn)) {
@@ -339,9 +341,13 @@ static bool sroce_comp_atomic_ack(struct sroce_qp *qp, const struct sk_buff *skb
 	ack = (const void *)(skb->data + info->hdr_len - sizeof(*ack));
 	orig = be64_to_cpu(ack->orig);
 	v.src = (const u8 *)&orig;
-	if (sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
-			   w->num_sge, 0, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
-			   sroce_comp_value_piece, &v)) {
+	err = sroce_sge_walk(to_sdev(qp->ibqp.device), qp->ibqp.pd, w->sge,
+			     w->num_sge, 0, sizeof(orig), IB_ACCESS_LOCAL_WRITE,
+			     sroce_comp_value_piece, &v);
+	/* An ODP page faults in: dropped, the atomic sent again. */
+	if (err == -EFAULT)
+		return true;
+	if (err) {
 		out->fail = IB_WC_LOC_PROT_ERR;
 		return true;
 	}

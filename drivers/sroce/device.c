@@ -24,13 +24,14 @@
 #include "mcast.h"
 #include "mr.h"
 #include "net.h"
+#include "odp.h"
 #include "sroce.h"
 #include "tx.h"
 #include "verbs.h"
 
 /*
  * What the device offers; every create checks against the same limits.
- * Only what exists is claimed: PDs, CQs, MRs, MWs, QPs, SRQs and AHs so far.
+ * Only what exists is claimed.
  */
 static const struct ib_device_attr sroce_caps = {
 	.vendor_id = 0xffffff,		/* IEEE: no OUI assigned */
@@ -41,7 +42,13 @@ static const struct ib_device_attr sroce_caps = {
 			    IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_BAD_PKEY_CNTR |
 			    IB_DEVICE_BAD_QKEY_CNTR | IB_DEVICE_MEM_WINDOW |
 			    IB_DEVICE_MEM_WINDOW_TYPE_2B | SROCE_DEVICE_CAPS_IBTA15,
-	.kernel_cap_flags = IBK_ALLOW_USER_UNREG,
+	.kernel_cap_flags = IBK_ALLOW_USER_UNREG | SROCE_ODP_KERNEL_CAP,
+	/* RC, and UD sends; explicit MRs only (Documentation/verbs.rst). */
+	.odp_caps = {
+		.general_caps = SROCE_ODP_GENERAL_CAPS,
+		.per_transport_caps.rc_odp_caps = SROCE_ODP_RC_CAPS,
+		.per_transport_caps.ud_odp_caps = SROCE_ODP_UD_CAPS,
+	},
 	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,
 	.max_pkeys = 1,

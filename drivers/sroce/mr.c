@@ -22,6 +22,7 @@
 #include <rdma/ib_umem.h>
 
 #include "mr.h"
+#include "odp.h"
 #include "sroce.h"
 
 #define SROCE_KEY_INDEX_SHIFT	8
@@ -200,11 +201,21 @@ int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 		return sroce_mr_user_pages(mr, iova, len, sroce_mr_map_piece, &m);
 	case SROCE_MR_FAST:
 		return sroce_mr_walk_fast(mr, iova, len, fn, ctx);
+	case SROCE_MR_ODP:
+		return sroce_odp_walk(mr->odp, iova - mr->ibmr.iova, len, fn, ctx);
 	default:
 		return -EINVAL;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_walk);
+
+int sroce_mr_ready(const struct sroce_mr *mr, u64 iova, u32 len)
+{
+	if (mr->kind != SROCE_MR_ODP)
+		return 0;
+	/* No visitor: the pages are only looked up. */
+	return sroce_odp_walk(mr->odp, iova - mr->ibmr.iova, len, NULL, NULL);
+}
 
 struct sroce_mr_attach_ctx {
 	struct sk_buff *skb;
@@ -269,7 +280,7 @@ int sroce_sge_walk(struct sroce_dev *sdev, struct ib_pd *pd,
 		err = sroce_mr_walk(mr, sge[i].addr + at, n, fn, ctx);
 		sroce_mr_put(mr);
 		if (err)
-			return -EACCES;
+			return err == -EFAULT ? err : -EACCES;
 		len -= n;
 		at = 0;
 	}
@@ -405,6 +416,8 @@ static void sroce_mr_free(struct sroce_dev *sdev, struct sroce_mr *mr)
 	xa_erase(&sdev->mr_keys, sroce_key_index(mr->key));
 	sroce_mr_quiesce(mr);
 	ib_umem_release(mr->umem);
+	if (mr->odp)
+		sroce_odp_free(mr->odp);
 	kvfree(mr->upages);
 	kfree(mr->pages);
 	kfree_rcu(mr, rcu);
@@ -429,6 +442,56 @@ static struct ib_mr *sroce_get_dma_mr(struct ib_pd *pd, int access)
 	return &mr->ibmr;
 }
 
+/* What every user registration checks; @access without ON_DEMAND. */
+static int sroce_mr_reg_check(int access, u64 length, u64 iova,
+			      struct ib_udata *udata)
+{
+	int err;
+
+	err = sroce_mr_access_check(access);
+	if (err)
+		return err;
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    !sroce_range_within(0, U64_MAX, iova, length - 1))
+		return -EINVAL;
+	if (udata && udata->inlen)
+		return -EINVAL;
+	return 0;
+}
+
+/* An ODP MR: nothing pinned, pages found when used (odp.c). */
+static struct ib_mr *sroce_reg_odp_mr(struct ib_pd *pd, u64 start, u64 length,
+				      u64 iova, int access,
+				      struct ib_udata *udata)
+{
+	struct sroce_odp *odp;
+	struct sroce_mr *mr;
+	int err;
+
+	/* Implicit ODP and huge pages are not claimed (odp_caps). */
+	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) ||
+	    (!start && length == U64_MAX) || (access & IB_ACCESS_HUGETLB))
+		return ERR_PTR(-EOPNOTSUPP);
+	access &= ~IB_ACCESS_ON_DEMAND;
+	err = sroce_mr_reg_check(access, length, iova, udata);
+	if (err)
+		return ERR_PTR(err);
+	odp = sroce_odp_new(pd->device, start, length,
+			    access | IB_ACCESS_ON_DEMAND);
+	if (IS_ERR(odp))
+		return ERR_CAST(odp);
+	mr = sroce_mr_new(pd, SROCE_MR_ODP, access);
+	if (IS_ERR(mr)) {
+		sroce_odp_free(odp);
+		return ERR_CAST(mr);
+	}
+	mr->odp = odp;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	sroce_mr_publish(to_sdev(pd->device), mr, false);
+	return &mr->ibmr;
+}
+
 static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				       u64 iova, int access,
 				       SROCE_REG_USER_MR_DMAH_ARG
@@ -438,14 +501,11 @@ static struct ib_mr *sroce_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_mr_access_check(access);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return sroce_reg_odp_mr(pd, start, length, iova, access, udata);
+	err = sroce_mr_reg_check(access, length, iova, udata);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || length > SROCE_MAX_MR_SIZE ||
-	    !sroce_range_within(0, U64_MAX, iova, length - 1))
-		return ERR_PTR(-EINVAL);
-	if (udata && udata->inlen)
-		return ERR_PTR(-EINVAL);
 
 	umem = sroce_umem_get(pd->device, start, length, access);
 	if (IS_ERR(umem))
@@ -624,6 +684,56 @@ static int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_add_page);
 }
 
+int sroce_mr_fault(struct sroce_dev *sdev, const struct ib_pd *pd, u32 lkey,
+		   u64 iova, u64 len, int access, bool fault)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (!len)
+		return 0;
+	mr = sroce_mr_get(sdev, lkey, pd, access, iova, len);
+	if (IS_ERR(mr))
+		return -EINVAL;
+	err = mr->kind == SROCE_MR_ODP ?
+	      sroce_odp_map(mr->odp, iova - mr->ibmr.iova, len, fault) : -EINVAL;
+	sroce_mr_put(mr);
+	return err;
+}
+
+/* Prefetch is done before returning: what FLUSH asks, more than a hint. */
+static int sroce_advise_mr(struct ib_pd *pd,
+			   enum ib_uverbs_advise_mr_advice advice, u32 flags,
+			   struct ib_sge *sg_list, u32 num_sge,
+			   struct uverbs_attr_bundle *attrs)
+{
+	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	int access = 0;
+	u32 i;
+	int err;
+
+	switch (advice) {
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE:
+		access = IB_ACCESS_LOCAL_WRITE;
+		break;
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH:
+	case IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (flags & ~IB_UVERBS_ADVISE_MR_FLAG_FLUSH)
+		return -EOPNOTSUPP;
+	for (i = 0; i < num_sge; i++) {
+		err = sroce_mr_fault(to_sdev(pd->device), pd, sg_list[i].lkey,
+				     sg_list[i].addr, sg_list[i].length, access,
+				     fault);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	/* Not while windows are bound to it; and no bind from now on. */
@@ -640,6 +750,7 @@ static const struct ib_device_ops sroce_mr_ops = {
 	.alloc_mr = sroce_alloc_mr,
 	.map_mr_sg = sroce_map_mr_sg,
 	.dereg_mr = sroce_dereg_mr,
+	.advise_mr = sroce_advise_mr,
 };
 
 void sroce_set_mr_ops(struct ib_device *ibdev)

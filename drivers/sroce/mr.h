@@ -12,6 +12,7 @@
 
 struct sk_buff;
 struct sroce_dev;
+struct sroce_odp;
 
 /* Largest user registration: the IBTA message limit. */
 #define SROCE_MAX_MR_SIZE		BIT_ULL(31)
@@ -28,11 +29,14 @@ struct sroce_dev;
  * @SROCE_MR_DMA: all kernel memory (get_dma_mr)
  * @SROCE_MR_USER: pinned user memory (reg_user_mr)
  * @SROCE_MR_FAST: a page list set by map_mr_sg, for REG_MR work requests
+ * @SROCE_MR_ODP: user memory paged on demand (reg_user_mr with
+ *	%IB_ACCESS_ON_DEMAND; odp.c)
  */
 enum sroce_mr_kind {
 	SROCE_MR_DMA,
 	SROCE_MR_USER,
 	SROCE_MR_FAST,
+	SROCE_MR_ODP,
 };
 
 /**
@@ -61,6 +65,7 @@ enum sroce_mr_state {
  * @access: IB_ACCESS_* granted
  * @umem: pinned pages of a user MR
  * @upages: @umem's pages in order, for access by offset
+ * @odp: the pages present of an ODP MR
  * @nupages: entries in @upages
  * @pages: page addresses of a fast-registration MR
  * @max_pages: size of @pages
@@ -86,6 +91,7 @@ struct sroce_mr {
 	int access;
 	struct ib_umem *umem;
 	struct page **upages;
+	struct sroce_odp *odp;
 	size_t nupages;
 	u64 *pages;
 	u32 max_pages;
@@ -180,10 +186,44 @@ typedef void (*sroce_mr_chunk_fn)(void *ctx, void *kaddr, u32 len);
  * @ctx: passed to @fn
  *
  * Context: any; @fn must not sleep.
- * Return: 0, or -EINVAL for an MR kind that cannot be walked.
+ * Return: 0, -EINVAL for an MR kind that cannot be walked, or -EFAULT
+ * for an ODP MR with a page of the range missing (nothing visited; a
+ * fault is queued: sroce_odp_walk()).
  */
 int sroce_mr_walk(const struct sroce_mr *mr, u64 iova, u32 len,
 		  sroce_mr_chunk_fn fn, void *ctx);
+
+/**
+ * sroce_mr_ready() - whether the pages behind a range of an MR are present
+ * @mr: an MR held by sroce_mr_get() for this very range
+ * @iova: first byte
+ * @len: bytes
+ *
+ * Only an ODP MR can lack pages; for it a fault of the range is queued.
+ *
+ * Context: any.
+ * Return: 0, or -EFAULT when a page is missing.
+ */
+int sroce_mr_ready(const struct sroce_mr *mr, u64 iova, u32 len);
+
+/**
+ * sroce_mr_fault() - fault in the pages behind an lkey's range
+ * @sdev: the device
+ * @pd: the PD the lkey must belong to
+ * @lkey: the key
+ * @iova: first byte
+ * @len: bytes; 0 does nothing
+ * @access: IB_ACCESS_* the key must grant
+ * @fault: fault missing pages in; false only enters those present
+ *
+ * For advise_mr and the requester's work item (odp.c).
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL when @lkey is not an ODP MR of @pd covering the
+ * range with @access; else as sroce_odp_map().
+ */
+int sroce_mr_fault(struct sroce_dev *sdev, const struct ib_pd *pd, u32 lkey,
+		   u64 iova, u64 len, int access, bool fault);
 
 /**
  * sroce_mr_attach() - add a range of a user MR to an skb, without a copy
@@ -223,7 +263,8 @@ int sroce_mr_attach(const struct sroce_mr *mr, u64 iova, u32 len,
  *
  * Context: any; @fn must not sleep.
  * Return: 0, -EACCES when an lkey does not allow its piece (nothing after
- * it visited), or -EMSGSIZE when the list ends before @at + @len.
+ * it visited), -EFAULT when an ODP page of a piece is missing (likewise;
+ * a fault is queued), or -EMSGSIZE when the list ends before @at + @len.
  */
 int sroce_sge_walk(struct sroce_dev *sdev, struct ib_pd *pd,
 		   const struct ib_sge *sge, u32 num_sge, u32 at, u32 len,

@@ -40,11 +40,13 @@
 /*
  * Remote access a QP may grant: the IBTA 1.4 four, and the two FLUSH
  * permissions of IBTA 1.5, which a FLUSH's placement type needs (ext.c).
+ * IB_ACCESS_ON_DEMAND means nothing for a QP (pyverbs' ODP tests set
+ * it): taken, and ignored.
  */
 #define SROCE_QP_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
 #define SROCE_QP_ACCESS_KNOWN	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-				 SROCE_QP_ACCESS_FLUSH)
+				 SROCE_QP_ACCESS_FLUSH | IB_ACCESS_ON_DEMAND)
 
 static struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {

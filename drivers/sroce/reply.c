@@ -219,7 +219,8 @@ static void sroce_reply_read_piece(void *ctx, void *kaddr, u32 len)
 
 /*
  * Build response @p of @r, a READ's payload copied out of @mr, into
- * *@out, and move @r past it. Returns 0, -ENOMEM, or -EACCES when the
+ * *@out, and move @r past it. Returns 0, -ENOMEM, -EFAULT when an ODP
+ * page of the payload is missing (a fault queued), or -EACCES when the
  * payload could not be read.
  */
 static int sroce_reply_build(struct sroce_qp *qp, struct sroce_res *r,
@@ -231,6 +232,7 @@ static int sroce_reply_build(struct sroce_qp *qp, struct sroce_res *r,
 	struct sroce_aeth *aeth;
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
+	int err;
 
 	/* Every byte it puts is written: a reused page holds old ones. */
 	skb = sroce_net_alloc_skb_reuse(to_sdev(qp->ibqp.device), p->len);
@@ -255,9 +257,11 @@ static int sroce_reply_build(struct sroce_qp *qp, struct sroce_res *r,
 	}
 	/* All of it or nothing: a packet never goes half filled. */
 	d.dst = skb_put(skb, p->pay);
-	if (p->pay && sroce_mr_walk(mr, r->va, p->pay, sroce_reply_read_piece, &d)) {
+	err = p->pay ? sroce_mr_walk(mr, r->va, p->pay, sroce_reply_read_piece,
+				     &d) : 0;
+	if (err) {
 		kfree_skb(skb);
-		return -EACCES;
+		return err == -EFAULT ? err : -EACCES;
 	}
 	skb_put_zero(skb, p->pad);
 	r->first = false;
@@ -351,6 +355,13 @@ int sroce_reply_push(struct sroce_qp *qp, unsigned int budget)
 		ret = sroce_reply_send_res(qp, r, budget, &done);
 		if (ret == -ENOMEM)
 			return 1;
+		/*
+		 * An ODP page went after the request was checked: it faults
+		 * in while the requester times out and asks again (a
+		 * duplicate READ), which pushes these responses again.
+		 */
+		if (ret == -EFAULT)
+			return 0;
 		if (ret < 0) {
 			sroce_reply_ack(qp, r->next_psn,
 					SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS);

@@ -300,6 +300,7 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 	struct sk_buff *skb;
 	enum sroce_op op;
 	u32 psn;
+	int err;
 
 	if (sroce_wr_ext(w->opcode)) {
 		skb = sroce_ext_request(qp, w);
@@ -307,6 +308,10 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 			return -ENOMEM;
 		goto sent;
 	}
+	/* ODP: where the responses land is faulted in before they come. */
+	err = sroce_wqe_ready(qp, w);
+	if (err)
+		return err;
 	if (read)
 		op = SROCE_OP_READ_REQUEST;
 	else if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP)
@@ -787,7 +792,8 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 			err = sroce_req_rd_atomic(qp, w);
 		else
 			err = sroce_req_packets(qp, w, &budget);
-		if (err == -ENOMEM)
+		/* -EFAULT: the work item faults an ODP piece in first. */
+		if (err == -ENOMEM || err == -EFAULT)
 			return true;	/* try again in a moment */
 		if (err) {
 			sroce_qp_fail_send(qp, req->pos, IB_WC_LOC_PROT_ERR);
@@ -795,6 +801,29 @@ static bool sroce_req_pass(struct sroce_qp *qp)
 		}
 	}
 	return true;
+}
+
+/*
+ * Fault in the ODP piece a pass could not send, in process context (the
+ * work item), holding the pass's bit: no pass runs meanwhile. A range
+ * that cannot come in (unmapped by its owner) fails the WQE that needs
+ * it, as a protection error, if it is still the one at the head.
+ */
+static void sroce_req_odp_fault(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	int err;
+
+	if (!READ_ONCE(req->fault.len) ||
+	    test_and_set_bit_lock(SROCE_REQ_BUSY, &req->flags))
+		return;
+	err = sroce_mr_fault(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			     req->fault.lkey, req->fault.addr, req->fault.len,
+			     0, true);
+	req->fault.len = 0;
+	if (err && req->fault.pos == req->pos)
+		sroce_qp_fail_send(qp, req->pos, IB_WC_LOC_PROT_ERR);
+	clear_bit_unlock(SROCE_REQ_BUSY, &req->flags);
 }
 
 /*
@@ -831,7 +860,10 @@ void sroce_req_run(struct sroce_qp *qp)
 
 static void sroce_req_work(struct work_struct *work)
 {
-	sroce_req_run(container_of(work, struct sroce_qp, req.work));
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, req.work);
+
+	sroce_req_odp_fault(qp);
+	sroce_req_run(qp);
 }
 
 void sroce_req_stop(struct sroce_qp *qp)

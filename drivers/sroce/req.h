@@ -85,6 +85,10 @@ enum {
  *	(Documentation/datapath.rst, "Requester")
  * @cpu: the CPU of the last post_send, where @work runs
  *	(WORK_CPU_UNBOUND before the first)
+ * @fault: a piece of an ODP MR whose pages a packet's payload lacked
+ *	(sroce_wqe_gather()); @fault.len 0 when none. Written by a pass,
+ *	taken by @work, which faults it in before its next pass; @fault.pos
+ *	is the WQE that wanted it
  *
  * Fields the completer and the timers share (@rewind to @hold_left) are
  * under the QP's sq_lock; the rest is the requester's own.
@@ -124,6 +128,12 @@ struct sroce_req {
 	bool gathering;
 	bool peer_local;
 	int cpu;
+	struct {
+		u32 lkey;
+		u64 addr;
+		u32 len;
+		u32 pos;
+	} fault;
 };
 
 /**

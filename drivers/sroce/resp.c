@@ -44,6 +44,7 @@
 #include "ext.h"
 #include "mr.h"
 #include "mw.h"
+#include "odp.h"
 #include "opcode.h"
 #include "psn.h"
 #include "qp.h"
@@ -88,6 +89,7 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 						       sizeof(struct sroce_bth));
 	u32 len = sroce_resp_read_len(skb);
 	struct sroce_mr *mr;
+	int err;
 
 	if (pay || len > SROCE_MAX_MSG_SIZE)
 		return SROCE_RESP_INV_REQ;
@@ -103,7 +105,16 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 				    len);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
+		/*
+		 * ODP: the pages present, or an RNR NAK while they fault in
+		 * (the first SROCE_ODP_FAULT_MAX bytes: a page missing later
+		 * stops the responses, sroce_reply_push()).
+		 */
+		err = sroce_mr_ready(mr, be64_to_cpu(reth->va),
+				     min_t(u32, len, SROCE_ODP_FAULT_MAX));
 		sroce_mr_put(mr);
+		if (err)
+			return SROCE_RESP_RNR;
 	}
 	return SROCE_RESP_DONE;
 }
@@ -173,6 +184,7 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	u64 va = be64_to_cpu(op.ateth->va);
 	struct sroce_res *r;
 	struct sroce_mr *mr;
+	int err;
 
 	if (pay)
 		return SROCE_RESP_INV_REQ;
@@ -185,15 +197,19 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 			    IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (IS_ERR(mr))
 		return SROCE_RESP_ACCESS;
-	r = sroce_res_fits(&qp->resp, qp->resp.psn, 1) ?
-	    sroce_res_take(&qp->resp) : NULL;
-	if (!r) {
+	if (!sroce_res_fits(&qp->resp, qp->resp.psn, 1) ||
+	    qp->resp.res_pending == qp->resp.nres) {
 		sroce_mr_put(mr);
 		return SROCE_RESP_INV_REQ;	/* over max_dest_rd_atomic */
 	}
 	op.cmp_swap = SROCE_OPCODE_OP(bth->opcode) == SROCE_OP_CMP_SWAP;
-	sroce_mr_walk(mr, va, sizeof(u64), sroce_atomic_piece, &op);
+	/* Executed only with its page present (ODP): else an RNR NAK. */
+	err = sroce_mr_walk(mr, va, sizeof(u64), sroce_atomic_piece, &op);
 	sroce_mr_put(mr);
+	if (err)
+		return SROCE_RESP_RNR;
+	/* Checked above: a slot is free. */
+	r = sroce_res_take(&qp->resp);
 	r->kind = SROCE_RES_ATOMIC;
 	r->psn = sroce_bth_psn(bth);
 	r->orig = op.orig;
@@ -303,8 +319,12 @@ static int sroce_resp_take_wqe(struct sroce_qp *qp)
 	int err = 0;
 
 	lockdep_assert_held(&qp->resp.lock);
-	/* UC: the WQE of a message dropped is the next message's. */
-	if (qp->ibqp.qp_type == IB_QPT_UC && READ_ONCE(qp->resp.wqe_active))
+	/*
+	 * UC: the WQE of a message dropped is the next message's. RC: the
+	 * packet RNR NAKed for an ODP page, sent again, finds its WQE.
+	 */
+	if ((qp->ibqp.qp_type == IB_QPT_UC || qp->resp.wqe_kept) &&
+	    READ_ONCE(qp->resp.wqe_active))
 		return 0;
 	if (qp->ibqp.srq) {
 		err = sroce_srq_take(to_ssrq(qp->ibqp.srq), wqe, 0);
@@ -367,6 +387,7 @@ static bool sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 		wc.ex.invalidate_rkey = be32_to_cpu(*inv);
 		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
+	qp->resp.wqe_kept = false;
 	spin_lock(&qp->rq_lock);
 	/* A move to ERR may have flushed it already: it completes once. */
 	active = qp->resp.wqe_active;
@@ -412,6 +433,11 @@ sroce_resp_send(struct sroce_qp *qp, const struct sk_buff *skb,
 		return SROCE_RESP_INV_REQ;
 	}
 	err = sroce_resp_scatter(qp, skb, info->hdr_len, resp->received, pay);
+	if (err == -EFAULT && qp->ibqp.qp_type == IB_QPT_RC) {
+		/* An ODP page faults in meanwhile; nothing was placed. */
+		resp->wqe_kept = true;
+		return SROCE_RESP_RNR;
+	}
 	if (err) {
 		*notify |= sroce_resp_complete(qp, IB_WC_LOC_PROT_ERR, IB_WC_RECV,
 					       0, NULL, NULL, false);
@@ -467,6 +493,9 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 					    resp->remaining);
 			if (IS_ERR(mr))
 				return SROCE_RESP_ACCESS;
+			/* ODP: one fault for the pages to come, not one each. */
+			sroce_mr_ready(mr, resp->va,
+				       min_t(u32, resp->remaining, SROCE_ODP_FAULT_MAX));
 			sroce_mr_put(mr);
 		}
 	}
@@ -493,8 +522,13 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 				    resp->va, pay);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
-		sroce_mr_walk(mr, resp->va, pay, sroce_skb_copy_piece, &s);
+		err = sroce_mr_walk(mr, resp->va, pay, sroce_skb_copy_piece, &s);
 		sroce_mr_put(mr);
+		/* An ODP page faults in meanwhile; nothing was placed. */
+		if (err) {
+			resp->wqe_kept = READ_ONCE(resp->wqe_active);
+			return SROCE_RESP_RNR;
+		}
 	}
 	resp->va += pay;
 	resp->remaining -= pay;

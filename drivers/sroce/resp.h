@@ -82,6 +82,8 @@ struct sroce_res {
  * @wqe_active: @wqe holds the receive WQE of the message in progress;
  *	set and cleared under the QP's rq_lock, so that the responder's
  *	completion and a move to ERR's flush complete it once between them
+ * @wqe_kept: RC: the message was RNR NAKed for an ODP page after it took
+ *	@wqe: the packet sent again uses @wqe, it takes no other
  * @wqe: that receive WQE, copied out of its ring
  * @received: bytes of the message placed so far
  * @va: next address of the RDMA WRITE in progress
@@ -105,6 +107,7 @@ struct sroce_resp {
 	bool nak_sent;
 	bool uc_dropping;
 	bool wqe_active;
+	bool wqe_kept;
 	struct sroce_rwqe *wqe;
 	u32 received;
 	u64 va;

@@ -62,7 +62,8 @@ static u32 sroce_ud_mtu(struct sroce_qp *qp)
 
 /*
  * Build and send the packet of @w. Returns 0 with the WQE's status in
- * *@status, or -ENOMEM when it should be tried again.
+ * *@status, -ENOMEM when it should be tried again, or -EFAULT when an
+ * ODP page of its payload is to be faulted in first (sroce_wqe_gather()).
  */
 static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 			 const struct sroce_ud_dest *d,
@@ -78,6 +79,7 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 	union ib_gid sgid;
 	u32 qkey, pad;
 	u8 opcode;
+	int err;
 
 	*status = IB_WC_SUCCESS;
 	if (sroce_ah_lookup(sdev, d->ah_num, qp->ibqp.pd, &av, &sgid)) {
@@ -107,8 +109,12 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 	qp->req.offset = 0;
 	qp->req.sge = 0;
 	qp->req.sge_off = 0;
-	if (sroce_wqe_gather(qp, w, skb_put(skb, w->length), w->length)) {
+	err = sroce_wqe_gather(qp, w, skb_put(skb, w->length), w->length);
+	if (err) {
 		kfree_skb(skb);
+		/* ODP: the work item faults the pages in, then sends it. */
+		if (err == -EFAULT)
+			return err;
 		*status = IB_WC_LOC_PROT_ERR;
 		return 0;
 	}
@@ -212,8 +218,8 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 	}
 	if (notify)
 		sroce_cq_notify(qp->ibqp.send_cq);
-	/* Out of budget or memory: the work item goes on in a moment. */
-	return budget == UINT_MAX || err == -ENOMEM;
+	/* Out of budget or memory, or an ODP fault: the work item goes on. */
+	return budget == UINT_MAX || err == -ENOMEM || err == -EFAULT;
 }
 
 /* The sender's IP header, where RoCEv2 puts it in the 40 GRH bytes. */

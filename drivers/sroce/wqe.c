@@ -13,6 +13,7 @@
 
 #include "ext.h"
 #include "mr.h"
+#include "odp.h"
 #include "psn.h"
 #include "qp.h"
 #include "queue.h"
@@ -234,6 +235,47 @@ static void sroce_gather_piece(void *ctx, void *kaddr, u32 len)
 	g->dst += len;
 }
 
+/*
+ * Have the requester's work item fault in an ODP SGE from @off: the rest
+ * of it, up to SROCE_ODP_FAULT_MAX bytes, not one packet's worth.
+ */
+static void sroce_wqe_want_fault(struct sroce_req *req,
+				 const struct ib_sge *sge, u32 off)
+{
+	req->fault.lkey = sge->lkey;
+	req->fault.addr = sge->addr + off;
+	req->fault.len = min_t(u32, sge->length - off, SROCE_ODP_FAULT_MAX);
+	req->fault.pos = req->pos;
+}
+
+int sroce_wqe_ready(struct sroce_qp *qp, const struct sroce_swqe *w)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct ib_sge *sge;
+	struct sroce_mr *mr;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < w->num_sge; i++) {
+		sge = &w->sge[i];
+		n = min_t(u32, sge->length, SROCE_ODP_FAULT_MAX);
+		if (!n)
+			continue;
+		mr = sroce_mr_get(sdev, sge->lkey, qp->ibqp.pd,
+				  IB_ACCESS_LOCAL_WRITE, sge->addr, n);
+		/* A bad lkey is the completer's to report, at the response. */
+		if (IS_ERR(mr))
+			continue;
+		err = sroce_mr_ready(mr, sge->addr, n);
+		sroce_mr_put(mr);
+		if (err) {
+			sroce_wqe_want_fault(&qp->req, sge, 0);
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* The next @len bytes of the message, through its lkeys, into @dst. */
 static int sroce_wqe_copy(struct sroce_qp *qp, const struct sroce_swqe *w,
 			  u8 *dst, u32 len)
@@ -241,6 +283,7 @@ static int sroce_wqe_copy(struct sroce_qp *qp, const struct sroce_swqe *w,
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
 	struct sroce_gather g = { .dst = dst };
+	u32 at_sge = req->sge, at_off = req->sge_off;
 	const struct ib_sge *sge;
 	struct sroce_mr *mr;
 	int err;
@@ -264,6 +307,13 @@ static int sroce_wqe_copy(struct sroce_qp *qp, const struct sroce_swqe *w,
 			err = sroce_mr_walk(mr, sge->addr + req->sge_off, n,
 					    sroce_gather_piece, &g);
 			sroce_mr_put(mr);
+			if (err == -EFAULT) {
+				/* ODP: the work item faults it in, then resends. */
+				sroce_wqe_want_fault(req, sge, req->sge_off);
+				req->sge = at_sge;
+				req->sge_off = at_off;
+				return err;
+			}
 			if (err)
 				return -EACCES;
 		}

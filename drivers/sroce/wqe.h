@@ -188,6 +188,19 @@ static inline bool sroce_wqe_uc_executes(u32 opcode)
 int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w);
 
 /**
+ * sroce_wqe_ready() - whether the memory a READ or atomic writes is present
+ * @qp: the QP
+ * @w: the WQE, its SGEs the response's destination
+ *
+ * Only ODP MRs can lack pages; the first SGE (up to SROCE_ODP_FAULT_MAX
+ * bytes of it) that does is named in &sroce_req.fault.
+ *
+ * Context: the requester (one pass at a time).
+ * Return: 0, or -EFAULT when a page is missing.
+ */
+int sroce_wqe_ready(struct sroce_qp *qp, const struct sroce_swqe *w);
+
+/**
  * sroce_wqe_gather() - the next bytes of a send WQE's data
  * @qp: the QP
  * @w: the WQE; &sroce_req.sge and &sroce_req.sge_off say where the
@@ -200,7 +213,9 @@ int sroce_wqe_fetch(struct sroce_qp *qp, struct sroce_swqe *w);
  *
  * Context: the requester; takes no lock, turns bottom halves off.
  * Return: 0, -EACCES when an lkey does not cover them or their memory
- * cannot be read, -ESHUTDOWN when the QP is in ERR or SQE.
+ * cannot be read, -ESHUTDOWN when the QP is in ERR or SQE, -EFAULT when
+ * a page of an ODP MR is missing: the cursor is left where it was and
+ * &sroce_req.fault names the piece to fault in.
  */
 int sroce_wqe_gather(struct sroce_qp *qp, const struct sroce_swqe *w,
 		     u8 *dst, u32 len);

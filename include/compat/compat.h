@@ -116,4 +116,19 @@
 #define IB_FLUSH_MR 1
 #endif
 
+/*
+ * The ODP umem's pfn list moved into a struct hmm_dma_map, and the access
+ * mask of ib_umem_odp_map_dma_and_lock() from ODP_*_ALLOWED_BIT to
+ * HMM_PFN_WRITE (6.15). Both lists hold hmm_range_fault() pfns.
+ */
+#ifdef SROCE_HAVE_ODP_HMM_DMA_MAP
+#define sroce_odp_pfns(umem_odp)	((umem_odp)->map.pfn_list)
+#define SROCE_ODP_MASK_READ		0
+#define SROCE_ODP_MASK_WRITE		HMM_PFN_WRITE
+#else
+#define sroce_odp_pfns(umem_odp)	((umem_odp)->pfn_list)
+#define SROCE_ODP_MASK_READ		ODP_READ_ALLOWED_BIT
+#define SROCE_ODP_MASK_WRITE		(ODP_READ_ALLOWED_BIT | ODP_WRITE_ALLOWED_BIT)
+#endif
+
 #endif /* _SROCE_COMPAT_H */

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest test (topology "pair"): sroce on guest a against upstream rdma_rxe
-# on guest b, same kernel, over the QEMU link: ibv_rc_pingpong and
-# ibv_uc_pingpong validating every buffer, the verifying program, ATOMIC
-# WRITE and FLUSH (aw_pair.py) and perftest (every RC test on bpo,
+# on guest b, same kernel, over the QEMU link: ibv_rc_pingpong (also with
+# ODP buffers) and ibv_uc_pingpong validating every buffer, the verifying
+# program, ATOMIC WRITE and FLUSH (aw_pair.py) and perftest (every RC test on bpo,
 # WRITE and READ bandwidth elsewhere), then UD and rdma_cm traffic
 # (pair_cm), with sroce serving and with rdma_rxe serving.
 . "$SROCE_SRC/scripts/guest/tap.sh"
@@ -49,6 +49,10 @@ pingpong 18516 a -s 65536 -n 10 -m 1024
 pingpong 18517 b -s 4096 -n 50
 pingpong 18518 b -s 65536 -n 10 -m 1024
 pingpong 18519 b -s 1 -n 50
+# On-demand paging on both ends (-o): receive buffers faulted in while
+# the responder answers RNR NAKs, sroce's and rdma_rxe's.
+pingpong 18524 a -s 65536 -n 10 -m 1024 -o
+pingpong 18525 b -s 65536 -n 10 -m 1024 -o
 # UC both ways: nothing acknowledged, every buffer still validated.
 pp=ibv_uc_pingpong
 pingpong 18520 a -s 4096 -n 50

@@ -8,8 +8,9 @@
 # requests that must fail (traffic_neg.py), the retry limits
 # (traffic_retry.py: RNR, ACK timeouts, timers at destroy), Send Queue
 # Drain (sqd.py), ATOMIC WRITE and FLUSH (aw_flush.py), memory windows
-# (mw.py), UD datagrams good and bad (ud_neg.py), UC: ibv_uc_pingpong,
-# perftest -c UC and uc.py; last the counters (counters.py).
+# (mw.py), on-demand paging (odp.py), UD datagrams good and bad
+# (ud_neg.py), UC: ibv_uc_pingpong, perftest -c UC and uc.py; last the
+# counters (counters.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/loopback.sh"
 
@@ -86,6 +87,9 @@ else
 fi
 # Memory windows: binds, rkeys through them, invalidation, refusals.
 tap_program 300 mw.py sroce0 "$g4"
+# On-demand paging: faults by RNR NAK and by the requester's work item,
+# invalidation, prefetch (odp.py).
+tap_program 300 odp.py sroce0 "$g4"
 check "sroce counted no dropped transmit" test "$(counter tx_drop)" = 0
 # UD datagrams: the good one and those dropped (ud_neg.py). Last: its
 # larger-than-MTU send is counted as tx_drop.
