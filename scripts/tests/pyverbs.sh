@@ -2,18 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest test (topology "one"): rdma-core's pyverbs suite against sroce,
-# one module per process (run_tests.py --dev sroce0 -v MODULE), each
-# unittest verdict a TAP line. Tests that need what sroce does not do yet
-# are listed below with the reason; they run, and a failure of theirs is
-# reported as TODO (not counted), a pass as a pass.
+# every vendor-neutral module, one module per process (run_tests.py --dev
+# sroce0 -v MODULE), each unittest verdict a TAP line. Tests that need
+# what sroce does not do yet are listed below with the reason; they run,
+# and a failure of theirs is reported as TODO (not counted), a pass as a
+# pass.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
-modules=${SROCE_PYVERBS_MODULES:-"test_pd test_device test_cq test_mr test_qp test_srq test_qpex test_cqex test_cq_events test_relaxed_ordering test_atomic"}
-# rdma_cm in loopback, except on the debug kernel, for time: the ud and
-# interop suites run rdma_cm there between two guests.
-[ -z "${SROCE_PYVERBS_MODULES:-}" ] && [ "$SROCE_TARGET" != debug ] && modules="$modules test_rdmacm"
 tests=/usr/share/doc/rdma-core/tests
 [ -d "$tests" ] || { skip "rdma-core tests not installed" "pyverbs"; tap_done; exit; }
+# Every vendor-neutral module this rdma-core ships: all but mlx5's,
+# efa's and CUDA's. rdma_cm in loopback too, except on the debug kernel,
+# for time: the ud and interop suites run rdma_cm there between two
+# guests.
+all=$(cd "$tests" && ls test_*.py* | sed 's/\.py\(\.gz\)\?$//' |
+	grep -v -e '^test_mlx5' -e '^test_efa' -e '^test_cuda' | sort -u)
+[ "$SROCE_TARGET" = debug ] && all=$(printf '%s\n' "$all" | grep -vx test_rdmacm)
+modules=${SROCE_PYVERBS_MODULES:-$(echo $all)}
 cp -r "$tests" /tmp/pyverbs
 gunzip -f /tmp/pyverbs/*.gz 2>/dev/null
 
