@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/sizes.h>
@@ -460,10 +461,39 @@ static int sroce_net_route_local(struct sroce_dev *sdev,
 	return local;
 }
 
+/*
+ * Whether a chain routed by @dst is split into its packets before it
+ * leaves the host: by the stack, in front of a NIC that cannot send a
+ * list (virtio-net, most hardware), under the VLAN devices on it if any.
+ * A netdev that takes lists whole (veth, a bridge, a bond, loopback)
+ * could carry one as it is into another namespace's stack, where none of
+ * its packets reached the peer device (veth, seen): there the packets go
+ * one by one.
+ */
+static bool sroce_dst_splits_chains(const struct dst_entry *dst)
+{
+	const struct net_device *dev = dst->dev;
+
+	while (is_vlan_dev(dev))
+		dev = vlan_dev_real_dev(dev);
+	return !(dev->flags & IFF_LOOPBACK) &&
+	       !(dev->features & NETIF_F_GSO_FRAGLIST);
+}
+
 bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache)
 {
-	return !path->ipv6 && !sroce_net_route_local(sdev, path, cache);
+	struct dst_entry *dst;
+	bool split;
+
+	if (path->ipv6)
+		return false;
+	dst = sroce_route_cached(dev_net(sdev->ndev), sdev->ndev, path, cache);
+	if (IS_ERR(dst))
+		return false;
+	split = sroce_dst_splits_chains(dst);
+	dst_release(dst);
+	return split;
 }
 
 bool sroce_net_is_local(struct sroce_dev *sdev, const struct sroce_path *path,
@@ -531,7 +561,7 @@ int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 		kfree_skb(head);
 		return sroce_net_count(sdev, PTR_ERR(dst), n, 0);
 	}
-	if (dst->dev->flags & IFF_LOOPBACK) {
+	if (!sroce_dst_splits_chains(dst)) {
 		/* The route moved since sroce_net_can_chain(): lost, sent again. */
 		dst_release(dst);
 		kfree_skb(head);

@@ -158,8 +158,11 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
  *
  * A chain is a GSO skb of whole RoCEv2 packets (sroce_net_chain()): one
  * pass through the IP stack and the qdisc, and one doorbell of the NIC,
- * for all of them. Only IPv4 paths leaving by a netdev: an IPv6 packet
- * and one for our own host go one by one through sroce_net_xmit().
+ * for all of them. Only IPv4 paths leaving by a netdev that splits the
+ * chain before the wire (one that cannot send it whole, under any VLAN
+ * devices): an IPv6 packet, one for our own host and one through a
+ * netdev that passes chains on whole (veth, bridge, bond) go one by one
+ * through sroce_net_xmit().
  *
  * Context: any; softirqs may run.
  * Return: true if sroce_net_chain() and sroce_net_xmit_chain() may be used.
@@ -213,7 +216,8 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
  *
  * Context: any; softirqs may run.
  * Return: 0, a routing errno, -EHOSTUNREACH when the route now leads to
- * our own host, -ENOBUFS when the stack dropped the chain.
+ * our own host or a netdev that would not split the chain, -ENOBUFS when
+ * the stack dropped the chain.
  */
 int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache, struct sk_buff *head);
