@@ -33,4 +33,5 @@ probe SROCE_HAVE_IBTA15_VERBS rdma/ib_verbs.h 'IB_WR_FLUSH=IB_UVERBS_WR_FLUSH,'
 probe SROCE_HAVE_WQ_BH linux/workqueue.h 'WQ_BH=1<<0'
 probe SROCE_HAVE_PAGE_POOL_HELPERS net/page_pool/helpers.h \
 	'staticinlinestructpage*page_pool_dev_alloc_pages(structpage_pool*pool)'
+probe SROCE_HAVE_IB_ALLOC_DEVICE_WITH_NET rdma/ib_verbs.h '#defineib_alloc_device_with_net('
 echo
