@@ -200,6 +200,7 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 	/* SL 0 is also "none given": the class decides, as for a socket. */
 	path->priority = rdma_ah_get_sl(av) & 7 ?: rt_tos2priority(path->tclass);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_path_from_av);
 
 void sroce_path_set_netdev(struct sroce_path *path, struct sroce_dev *sdev,
 			   const struct ib_gid_attr *attr)
