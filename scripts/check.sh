@@ -139,7 +139,8 @@ jobs() {
 	case "$full:$t" in
 	1:* | *:bpo)
 		for s in "one pyverbs 1200" "one storage 900" "pair nvmf 1200" \
-			"pair iser 900" "pair interop 1200" "pair loss 1200"; do
+			"pair iser 900" "pair interop 1200" "pair loss 1200" \
+			"pair vlan_interop 900"; do
 			echo "$t $s"
 		done
 		;;
@@ -181,6 +182,15 @@ jobs() {
 	# everywhere with --full).
 	case "$full:$t" in
 	1:* | *:deb12 | *:bpo) echo "$t pair ud 900" ;;
+	esac
+	# VLANs and network namespaces: on the oldest kernel, which registers
+	# a device in the initial namespace, and on bpo, which registers it
+	# in its netdev's (or everywhere with --full).
+	case "$full:$t" in
+	1:* | *:deb12 | *:bpo)
+		echo "$t one vlan 900"
+		echo "$t one netns 900"
+		;;
 	esac
 }
 

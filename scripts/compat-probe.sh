@@ -34,4 +34,5 @@ probe SROCE_HAVE_WQ_BH linux/workqueue.h 'WQ_BH=1<<0'
 probe SROCE_HAVE_PAGE_POOL_HELPERS net/page_pool/helpers.h \
 	'staticinlinestructpage*page_pool_dev_alloc_pages(structpage_pool*pool)'
 probe SROCE_HAVE_ODP_HMM_DMA_MAP rdma/ib_umem_odp.h 'structhmm_dma_mapmap;'
+probe SROCE_HAVE_IB_ALLOC_DEVICE_WITH_NET rdma/ib_verbs.h '#defineib_alloc_device_with_net('
 echo

@@ -16,6 +16,7 @@
 #include <uapi/rdma/rdma_user_rxe.h>
 
 #include "ah.h"
+#include "net.h"
 #include "sroce.h"
 
 /**
@@ -126,9 +127,10 @@ u32 sroce_ah_num(const struct ib_ah *ibah)
 	return container_of(ibah, struct sroce_ah, ibah)->ah_num;
 }
 
-int sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, const struct ib_pd *pd,
-		    struct rdma_ah_attr *av, union ib_gid *sgid)
+int sroce_ah_path(struct sroce_dev *sdev, u32 ah_num, const struct ib_pd *pd,
+		  u32 lqpn, u32 rqpn, struct sroce_path *path)
 {
+	const struct ib_gid_attr *sgid;
 	struct sroce_ah *ah;
 	unsigned long flags;
 	int err = -EINVAL;
@@ -137,9 +139,10 @@ int sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, const struct ib_pd *pd,
 	xa_lock_irqsave(&sdev->ahs, flags);
 	ah = xa_load(&sdev->ahs, ah_num);
 	/* AH numbers are device-wide: another process's are not ours. */
-	if (ah && ah->ibah.pd == pd && ah->ibah.sgid_attr) {
-		*av = ah->av;
-		*sgid = ah->ibah.sgid_attr->gid;
+	sgid = ah && ah->ibah.pd == pd ? ah->ibah.sgid_attr : NULL;
+	if (sgid) {
+		sroce_path_from_av(path, &ah->av, &sgid->gid, lqpn, rqpn);
+		sroce_path_set_netdev(path, sdev, sgid);
 		err = 0;
 	}
 	xa_unlock_irqrestore(&sdev->ahs, flags);

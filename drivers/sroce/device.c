@@ -311,7 +311,8 @@ int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 		return -EEXIST;
 	}
 
-	sdev = ib_alloc_device(sroce_dev, ibdev);
+	/* In exclusive mode, in the netdev's namespace where the kernel can. */
+	sdev = sroce_ib_alloc_device_in(sroce_dev, ibdev, dev_net(ndev));
 	if (!sdev)
 		return -ENOMEM;
 

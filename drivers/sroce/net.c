@@ -13,11 +13,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/sizes.h>
 #include <linux/udp.h>
 #include <net/ip.h>
+#include <net/route.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -29,6 +31,7 @@
 #include <net/page_pool.h>
 #endif
 #include <net/udp_tunnel.h>
+#include <rdma/ib_cache.h>
 
 #include "icrc.h"
 #include "net.h"
@@ -194,6 +197,34 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 	/* ECMP entropy: from the flow label if set, else from both QPNs. */
 	path->sport = cpu_to_be16(rdma_get_udp_sport(grh->flow_label, lqpn, rqpn));
 	path->lqpn = lqpn;
+	/* SL 0 is also "none given": the class decides, as for a socket. */
+	path->priority = rdma_ah_get_sl(av) & 7 ?: rt_tos2priority(path->tclass);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_path_from_av);
+
+void sroce_path_set_netdev(struct sroce_path *path, struct sroce_dev *sdev,
+			   const struct ib_gid_attr *attr)
+{
+	struct net_device *ndev;
+
+	path->ifindex = 0;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (!IS_ERR(ndev) && ndev != sdev->ndev &&
+	    net_eq(dev_net(ndev), dev_net(sdev->ndev)))
+		path->ifindex = ndev->ifindex;
+	rcu_read_unlock();
+}
+
+/* The netdev @path leaves by: its GID's, if that is still there. */
+static struct net_device *sroce_path_netdev_rcu(struct sroce_dev *sdev,
+						const struct sroce_path *path)
+{
+	struct net_device *ndev = NULL;
+
+	if (path->ifindex)
+		ndev = dev_get_by_index_rcu(dev_net(sdev->ndev), path->ifindex);
+	return ndev ?: sdev->ndev;
 }
 
 static struct dst_entry *sroce_route(struct net *net, struct net_device *ndev,
@@ -205,7 +236,7 @@ static struct dst_entry *sroce_route(struct net *net, struct net_device *ndev,
 	struct rtable *rt;
 
 	if (!path->ipv6) {
-		fl4.flowi4_oif = ndev->ifindex;
+		fl4.flowi4_oif = path->ifindex ?: ndev->ifindex;
 		fl4.flowi4_proto = IPPROTO_UDP;
 		fl4.saddr = path->saddr.s6_addr32[3];
 		fl4.daddr = path->daddr.s6_addr32[3];
@@ -214,7 +245,7 @@ static struct dst_entry *sroce_route(struct net *net, struct net_device *ndev,
 	}
 	if (!IS_ENABLED(CONFIG_IPV6))
 		return ERR_PTR(-EAFNOSUPPORT);
-	fl6.flowi6_oif = ndev->ifindex;
+	fl6.flowi6_oif = path->ifindex ?: ndev->ifindex;
 	fl6.flowi6_proto = IPPROTO_UDP;
 	fl6.saddr = path->saddr;
 	fl6.daddr = path->daddr;
@@ -411,7 +442,6 @@ static int sroce_net_xmit_one(struct sroce_dev *sdev,
 		 * the UDP hook would hand it over, with no ICRC to check.
 		 */
 		dst_release(dst);
-		skb->dev = ndev;
 		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
 		BUILD_BUG_ON(sizeof(struct sroce_skb_cb) > sizeof(skb->cb));
 		SROCE_SKB_CB(skb)->src_qpn = path->lqpn;
@@ -421,12 +451,17 @@ static int sroce_net_xmit_one(struct sroce_dev *sdev,
 			return -ENODEV;
 		}
 		local_bh_disable();
+		/* Received on the GID's netdev: a VLAN's tag is in the completion. */
+		rcu_read_lock();
+		skb->dev = sroce_path_netdev_rcu(sdev, path);
 		rx(sdev, skb);
+		rcu_read_unlock();
 		local_bh_enable();
 		return 0;
 	}
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;
+	skb->priority = path->priority;
 	if (path->ipv6)
 		err = ip6_local_out(net, NULL, skb);
 	else
@@ -460,10 +495,39 @@ static int sroce_net_route_local(struct sroce_dev *sdev,
 	return local;
 }
 
+/*
+ * Whether a chain routed by @dst is split into its packets before it
+ * leaves the host: by the stack, in front of a NIC that cannot send a
+ * list (virtio-net, most hardware), under the VLAN devices on it if any.
+ * A netdev that takes lists whole (veth, a bridge, a bond, loopback)
+ * could carry one as it is into another namespace's stack, where none of
+ * its packets reached the peer device (veth, seen): there the packets go
+ * one by one.
+ */
+static bool sroce_dst_splits_chains(const struct dst_entry *dst)
+{
+	const struct net_device *dev = dst->dev;
+
+	while (is_vlan_dev(dev))
+		dev = vlan_dev_real_dev(dev);
+	return !(dev->flags & IFF_LOOPBACK) &&
+	       !(dev->features & NETIF_F_GSO_FRAGLIST);
+}
+
 bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache)
 {
-	return !path->ipv6 && !sroce_net_route_local(sdev, path, cache);
+	struct dst_entry *dst;
+	bool split;
+
+	if (path->ipv6)
+		return false;
+	dst = sroce_route_cached(dev_net(sdev->ndev), sdev->ndev, path, cache);
+	if (IS_ERR(dst))
+		return false;
+	split = sroce_dst_splits_chains(dst);
+	dst_release(dst);
+	return split;
 }
 
 bool sroce_net_is_local(struct sroce_dev *sdev, const struct sroce_path *path,
@@ -531,7 +595,7 @@ int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 		kfree_skb(head);
 		return sroce_net_count(sdev, PTR_ERR(dst), n, 0);
 	}
-	if (dst->dev->flags & IFF_LOOPBACK) {
+	if (!sroce_dst_splits_chains(dst)) {
 		/* The route moved since sroce_net_can_chain(): lost, sent again. */
 		dst_release(dst);
 		kfree_skb(head);
@@ -540,6 +604,7 @@ int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 	memset(IPCB(head), 0, sizeof(*IPCB(head)));
 	skb_dst_set(head, dst);
 	head->dev = dst->dev;
+	head->priority = path->priority;
 	err = ip_local_out(net, NULL, head);
 	return sroce_net_count(sdev, net_xmit_eval(err) ? -ENOBUFS : 0, n, bytes);
 }

@@ -22,6 +22,10 @@ struct sroce_dev;
  * @flow_label: IPv6 flow label
  * @sport: UDP source port
  * @lqpn: the sending QP (what a datagram to this host says it came from)
+ * @ifindex: the netdev of the source GID when it is not the device's own
+ *	(a VLAN device on it: packets leave there, tagged), else 0
+ * @priority: skb->priority of the packets, which a VLAN device's egress
+ *	map turns into the tag's PCP
  */
 struct sroce_path {
 	bool ipv6;
@@ -32,6 +36,8 @@ struct sroce_path {
 	u32 flow_label;
 	__be16 sport;
 	u32 lqpn;
+	int ifindex;
+	u32 priority;
 };
 
 /**
@@ -57,12 +63,32 @@ struct sroce_skb_cb {
  * @rqpn: the destination QP
  *
  * The UDP source port comes from the flow label, or from both QPNs when
- * the address has none (rdma_get_udp_sport()).
+ * the address has none (rdma_get_udp_sport()). The packets' priority is
+ * the address's SL when it is not 0, else what the traffic class gives an
+ * IP socket (rt_tos2priority()). The path leaves by the device's netdev
+ * until sroce_path_set_netdev() names another.
  *
  * Context: any.
  */
 void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 			const union ib_gid *sgid, u32 lqpn, u32 rqpn);
+
+/**
+ * sroce_path_set_netdev() - make a path leave by its source GID's netdev
+ * @path: from sroce_path_from_av()
+ * @sdev: the device
+ * @attr: the source GID's attribute
+ *
+ * A GID the RDMA core added for an upper VLAN device of our netdev has
+ * that device as its netdev: the path is routed out of it, so that the
+ * frames are tagged. A GID of our netdev itself, or of a netdev in
+ * another network namespace (whose ifindex means nothing in ours),
+ * leaves the path on the device's netdev.
+ *
+ * Context: any.
+ */
+void sroce_path_set_netdev(struct sroce_path *path, struct sroce_dev *sdev,
+			   const struct ib_gid_attr *attr);
 
 /**
  * sroce_net_alloc_skb() - an skb for one packet, headroom for IP and UDP
@@ -158,8 +184,11 @@ int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
  *
  * A chain is a GSO skb of whole RoCEv2 packets (sroce_net_chain()): one
  * pass through the IP stack and the qdisc, and one doorbell of the NIC,
- * for all of them. Only IPv4 paths leaving by a netdev: an IPv6 packet
- * and one for our own host go one by one through sroce_net_xmit().
+ * for all of them. Only IPv4 paths leaving by a netdev that splits the
+ * chain before the wire (one that cannot send it whole, under any VLAN
+ * devices): an IPv6 packet, one for our own host and one through a
+ * netdev that passes chains on whole (veth, bridge, bond) go one by one
+ * through sroce_net_xmit().
  *
  * Context: any; softirqs may run.
  * Return: true if sroce_net_chain() and sroce_net_xmit_chain() may be used.
@@ -213,7 +242,8 @@ struct sk_buff *sroce_net_chain(struct sroce_dev *sdev,
  *
  * Context: any; softirqs may run.
  * Return: 0, a routing errno, -EHOSTUNREACH when the route now leads to
- * our own host, -ENOBUFS when the stack dropped the chain.
+ * our own host or a netdev that would not split the chain, -ENOBUFS when
+ * the stack dropped the chain.
  */
 int sroce_net_xmit_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 			 struct dst_cache *cache, struct sk_buff *head);

@@ -145,9 +145,12 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 	qp->resp.wqe_active = false;
 	sroce_reply_reset(qp);
 	spin_unlock_bh(&qp->resp.lock);
-	if (sgid)
+	if (sgid) {
 		sroce_path_from_av(&qp->req.path, &qp->params.av, &sgid->gid,
 				   qp->ibqp.qp_num, qp->params.dest_qpn);
+		sroce_path_set_netdev(&qp->req.path, to_sdev(qp->ibqp.device),
+				      sgid);
+	}
 	/* The old path's route is no good for the new one. */
 	dst_cache_reset(&qp->req.dst_cache);
 	/*

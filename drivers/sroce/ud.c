@@ -24,6 +24,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <rdma/ib_addr.h>
@@ -72,17 +73,16 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	bool imm = w->opcode == IB_WR_SEND_WITH_IMM;
 	struct sroce_opcode_info info;
-	struct rdma_ah_attr av;
 	struct sroce_path path;
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
-	union ib_gid sgid;
 	u32 qkey, pad;
 	u8 opcode;
 	int err;
 
 	*status = IB_WC_SUCCESS;
-	if (sroce_ah_lookup(sdev, d->ah_num, qp->ibqp.pd, &av, &sgid)) {
+	if (sroce_ah_path(sdev, d->ah_num, qp->ibqp.pd, qp->ibqp.qp_num, d->qpn,
+			  &path)) {
 		*status = IB_WC_LOC_QP_OP_ERR;
 		return 0;
 	}
@@ -121,7 +121,6 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 	skb_put_zero(skb, pad);
 	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
 
-	sroce_path_from_av(&path, &av, &sgid, qp->ibqp.qp_num, d->qpn);
 	sroce_tx_charge(qp, skb);
 	/* Unreliable: a datagram the stack drops is simply lost. */
 	sroce_net_xmit(sdev, &path, NULL, skb);
@@ -333,6 +332,11 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!fail) {
 		wc.byte_len = SROCE_GRH_BYTES + pay;
 		wc.network_hdr_type = type;
+		/* Kernel consumers only: the rxe user ABI has no field for it. */
+		if (skb->dev && is_vlan_dev(skb->dev)) {
+			wc.wc_flags |= IB_WC_WITH_VLAN;
+			wc.vlan_id = vlan_dev_vlan_id(skb->dev);
+		}
 		if (info->hdrs & SROCE_HDR_IMM) {
 			wc.ex.imm_data = ((const struct sroce_immdt *)(skb->data +
 				info->hdr_len - sizeof(struct sroce_immdt)))->imm;

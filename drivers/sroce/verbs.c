@@ -41,6 +41,19 @@ static void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device is going (netdev or namespace gone, rmmod) or moving to
+ * another namespace while a process has it open: the core destroys the
+ * context's objects now and tells the process (IBV_EVENT_DEVICE_FATAL)
+ * instead of waiting for it to close the device. Nothing is left to
+ * revoke: each page of a ring was mapped with a reference of its own
+ * (queue.c), so the process's mappings keep their pages, which the
+ * kernel no longer reads or writes, until it unmaps them.
+ */
+static void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int sroce_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
 	/* A PD is only a name that other objects are checked against. */
@@ -59,6 +72,7 @@ static int sroce_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 static const struct ib_device_ops sroce_verbs_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),

@@ -131,4 +131,18 @@
 #define SROCE_ODP_MASK_WRITE		(ODP_READ_ALLOWED_BIT | ODP_WRITE_ALLOWED_BIT)
 #endif
 
+/*
+ * A device allocated in a network namespace (7.3 of our kernels has it,
+ * 6.12 not): in the RDMA core's exclusive mode it is registered there.
+ * Without it every device starts in the initial namespace, to be moved
+ * (`rdma dev set DEV netns NS`).
+ */
+#ifdef SROCE_HAVE_IB_ALLOC_DEVICE_WITH_NET
+#define sroce_ib_alloc_device_in(drv, member, net) \
+	ib_alloc_device_with_net(drv, member, net)
+#else
+#define sroce_ib_alloc_device_in(drv, member, net) \
+	((void)(net), ib_alloc_device(drv, member))
+#endif
+
 #endif /* _SROCE_COMPAT_H */

@@ -4,9 +4,11 @@
 # set $nqn (the subsystem's name) first.
 cfg=/sys/kernel/config/nvmet
 
-# nvmet_up MIB: a MIB MiB file-backed namespace in subsystem $nqn, open
-# to any host, and RDMA port 1 on 192.0.2.1:4420 (its address needs an
-# RDMA device by now).
+# nvmet_up MIB [ADDR]: a MIB MiB file-backed namespace in subsystem $nqn,
+# open to any host, and RDMA port 1 on ADDR (192.0.2.1 unless given),
+# port 4420 (its address needs an RDMA device by now). With
+# $nvmet_buffered set the file is used through the page cache: 6.1's
+# tmpfs has no O_DIRECT, which the file backend uses otherwise.
 nvmet_up() {
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 	[ -d "$cfg" ] || return 1
@@ -15,11 +17,13 @@ nvmet_up() {
 	echo 1 >"$cfg/subsystems/$nqn/attr_allow_any_host" &&
 	mkdir "$cfg/subsystems/$nqn/namespaces/1" &&
 	printf /tmp/ns.img >"$cfg/subsystems/$nqn/namespaces/1/device_path" &&
+	{ [ -z "${nvmet_buffered:-}" ] ||
+		echo 1 >"$cfg/subsystems/$nqn/namespaces/1/buffered_io"; } &&
 	echo 1 >"$cfg/subsystems/$nqn/namespaces/1/enable" &&
 	mkdir "$cfg/ports/1" &&
 	echo rdma >"$cfg/ports/1/addr_trtype" &&
 	echo ipv4 >"$cfg/ports/1/addr_adrfam" &&
-	echo 192.0.2.1 >"$cfg/ports/1/addr_traddr" &&
+	echo "${2:-192.0.2.1}" >"$cfg/ports/1/addr_traddr" &&
 	echo 4420 >"$cfg/ports/1/addr_trsvcid" &&
 	ln -s "$cfg/subsystems/$nqn" "$cfg/ports/1/subsystems/$nqn"
 }
