@@ -68,13 +68,13 @@ pair_verify "rc_verify, sroce serving" 19875 a "$g" --sizes 0,1,4097,65536 --faa
 pair_verify "rc_verify, rdma_rxe serving" 19876 b "$g" --sizes 0,1,4097,65536 --faa 16
 # IBTA 1.5's ATOMIC WRITE and FLUSH, each driver requesting of the other
 # (aw_pair.py), where pyverbs has them (not rdma-core 44 on deb12).
-if python3 -c 'import pyverbs.enums as e; e.IBV_WR_ATOMIC_WRITE' 2>/dev/null; then
+if python3 -c 'import pyverbs.enums as e; e.IBV_WR_ATOMIC_WRITE; e.IBV_ACCESS_FLUSH_GLOBAL' 2>/dev/null; then
 	verify_prog=aw_pair.py
 	pair_verify "aw_pair (ATOMIC WRITE, FLUSH), sroce serving" 19877 a "$g"
 	pair_verify "aw_pair (ATOMIC WRITE, FLUSH), rdma_rxe serving" 19878 b "$g"
 	verify_prog=
 else
-	skip "pyverbs without IBV_WR_ATOMIC_WRITE" "aw_pair against rdma_rxe"
+	skip "pyverbs without IBV_WR_ATOMIC_WRITE or IBV_ACCESS_FLUSH_GLOBAL" "aw_pair against rdma_rxe"
 fi
 # rdma_rxe's requests through an sroce memory window's rkey.
 pair_verify "rc_verify through a memory window, sroce serving" 19879 a "$g" \

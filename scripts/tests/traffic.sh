@@ -80,10 +80,10 @@ tap_program 300 traffic_retry.py sroce0 "$g4"
 tap_program 300 sqd.py sroce0 "$g4"
 # IBTA 1.5 ATOMIC WRITE and FLUSH, where pyverbs has them (rdma-core 44
 # and the 6.1 kernel of deb12 have neither).
-if python3 -c 'import pyverbs.enums as e; e.IBV_WR_ATOMIC_WRITE' 2>/dev/null; then
+if python3 -c 'import pyverbs.enums as e; e.IBV_WR_ATOMIC_WRITE; e.IBV_ACCESS_FLUSH_GLOBAL' 2>/dev/null; then
 	tap_program 300 aw_flush.py sroce0 "$g4"
 else
-	skip "pyverbs without IBV_WR_ATOMIC_WRITE" "aw_flush.py"
+	skip "pyverbs without IBV_WR_ATOMIC_WRITE or IBV_ACCESS_FLUSH_GLOBAL" "aw_flush.py"
 fi
 # Memory windows: binds, rkeys through them, invalidation, refusals.
 tap_program 300 mw.py sroce0 "$g4"
