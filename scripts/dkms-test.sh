@@ -31,6 +31,8 @@ cycle() {
 	local kver=$1 from=$2 src=/usr/src/sroce-$version
 	cat <<STEPS
 set -e
+# What a failed run before may have left.
+dkms remove sroce/$version --all >/dev/null 2>&1 || true
 rm -rf $src
 # (Only this overlay's copy: the module the guests load is not DKMS's.)
 rm -f /lib/modules/$kver/updates/sroce.ko
@@ -50,10 +52,16 @@ STEPS
 }
 
 if [ "${1:-}" = --host ]; then
-	kver=$(uname -r)
-	rm -rf "/usr/src/sroce-$version"
-	check "dkms: add, build, install, remove for $kver (host, from the tarball)" \
-		sh -c "$(cycle "$kver" "tar -xzf '$tarball' -C /usr/src")"
+	# Every kernel whose Debian headers the host has (not uname -r: the
+	# host may run another kernel than it builds for).
+	dpkg-query -W -f='${Status}\n' dkms 2>/dev/null | grep -q '^install ok installed' ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dkms >&2
+	for h in /usr/src/linux-headers-*-amd64; do
+		kver=${h##*/linux-headers-}
+		[ -e "/lib/modules/$kver/build" ] || continue
+		check "dkms: add, build, install, remove for $kver (host, from the tarball)" \
+			sh -c "$(cycle "$kver" "tar -xzf '$tarball' -C /usr/src")"
+	done
 	echo "1..$n"
 	exit $((failed > 0))
 fi
