@@ -28,7 +28,6 @@ import sys
 
 import pyverbs.enums as e
 from pyverbs.device import Context
-from pyverbs.mem_alloc import MAP_ANONYMOUS_, MAP_PRIVATE_, madvise, mmap
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
@@ -82,9 +81,32 @@ def advise_mr(context, prot, advice, flags, sges):
     fcntl.ioctl(context.cmd_fd, RDMA_VERBS_IOCTL, req)
 
 
+# mmap and madvise from libc (rdma-core 44's pyverbs has no madvise).
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long)
+libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+PROT_RW, MAP_PRIVATE_ANON, MADV_DONTNEED = 0x3, 0x22, 4
+
+
+def mmap(length):
+    """A fresh private anonymous mapping of @length bytes, no page touched."""
+    addr = libc.mmap(None, length, PROT_RW, MAP_PRIVATE_ANON, -1, 0)
+    if addr in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), 'mmap')
+    return addr
+
+
+def madvise(addr, length):
+    """madvise(MADV_DONTNEED): the pages go, to be faulted in anew."""
+    if libc.madvise(addr, length, MADV_DONTNEED):
+        raise OSError(ctypes.get_errno(), 'madvise')
+
+
 def odp_mr():
     """An ODP MR over a fresh anonymous mapping, no page touched."""
-    addr = mmap(length=LEN, flags=MAP_ANONYMOUS_ | MAP_PRIVATE_)
+    addr = mmap(LEN)
     maps.append(addr)
     return MR(pd, LEN, REMOTE | e.IBV_ACCESS_ON_DEMAND, address=addr)
 
@@ -218,7 +240,6 @@ tap(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0,
 # is mapped there meanwhile): a WRITE into it exhausts its RNR retries, a
 # SEND out of it fails locally; the QPs go to ERR, nothing else.
 gone = odp_mr()
-libc = ctypes.CDLL(None, use_errno=True)
 libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
 tap(libc.mprotect(gone.buf + 2 * PAGE, PAGE, 0) == 0, 'mprotect(PROT_NONE)')
 (c, ccq), (d, dcq) = rdmatest.rc_pair(ctx, pd, gid, GIDX, min_rnr_timer=1,
