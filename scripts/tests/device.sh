@@ -186,6 +186,13 @@ if modprobe rdma_rxe 2>/dev/null; then
 		sh -c 'dmesg | grep -q "sroce: rdma_rxe is loaded"'
 	rmmod rdma_rxe
 	check "loads once rdma_rxe is gone" insmod "$SROCE_KO"
+	# The other way, with the rule `make install` puts in /etc/modprobe.d.
+	mkdir -p /etc/modprobe.d
+	cp "$SROCE_SRC/modprobe.d/sroce.conf" /etc/modprobe.d/
+	check "modprobe.d/sroce.conf: modprobe rdma_rxe fails beside sroce, saying why" \
+		sh -c '! modprobe rdma_rxe 2>/tmp/rxe.err && grep -q "sroce is loaded" /tmp/rxe.err &&
+			[ ! -d /sys/module/rdma_rxe ]'
+	rm /etc/modprobe.d/sroce.conf
 	rmmod sroce
 else
 	skip "no rdma_rxe module in this kernel" "sroce refuses to load beside rdma_rxe"
