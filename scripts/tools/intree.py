@@ -125,8 +125,8 @@ def expand(text, defs):
             out = body
             for p, a in zip(params, args):
                 # (arg) loses its parentheses when arg is a plain name.
-                simple = re.fullmatch(r'[\w.>-]+', a) and '->' not in a[:1]
-                out = re.sub(r'\(%s\)' % p if simple else r'(?!)', a, out)
+                if re.fullmatch(r'[\w.>-]+', a):
+                    out = out.replace('(%s)' % p, a)
                 out = re.sub(r'\b%s\b' % p, a, out)
             text = text[:m.start()] + out + text[end:]
     return text
