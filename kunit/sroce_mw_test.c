@@ -3,7 +3,8 @@
  * KUnit: the rules of memory windows (mw.c): which binds go through
  * (PDs, the MR's access, the range, the window's type and state, its
  * key), and which remote accesses a bound window lets through (key,
- * state, PD, rights, the QP of a type 2 window, the bound range).
+ * state, PD, rights, the QP of a type 2 window, the bound range) and
+ * where in the MR they land (zero-based windows).
  */
 #include <kunit/test.h>
 
@@ -48,7 +49,7 @@ static const struct bind_case bind_cases[] = {
 	{ "t1-zero-length", IB_MW_TYPE_1, SROCE_MW_VALID, .no_mr = true,
 	  .mr_access = MR_RW, .addr = MR_START, .rkey_delta = 1 },
 	{ "t1-zero-based", IB_MW_TYPE_1, SROCE_MW_FREE, .mr_access = MR_RW,
-	  .addr = 0, .length = 8, .access = RW | IB_ZERO_BASED,
+	  .addr = MR_START, .length = 8, .access = RW | IB_ZERO_BASED,
 	  .rkey_delta = 1, .err = -EINVAL },
 	{ "t2-ok", IB_MW_TYPE_2, SROCE_MW_FREE, .mr_access = MR_RW,
 	  .addr = MR_START, .length = MR_LEN, .access = RW, .rkey_delta = 1 },
@@ -61,8 +62,8 @@ static const struct bind_case bind_cases[] = {
 	{ "t2-same-key", IB_MW_TYPE_2, SROCE_MW_FREE, .mr_access = MR_RW,
 	  .addr = MR_START, .length = 8, .access = RW, .err = -EINVAL },
 	{ "t2-zero-based", IB_MW_TYPE_2, SROCE_MW_FREE, .mr_access = MR_RW,
-	  .addr = 0, .length = 8, .access = RW | IB_ZERO_BASED,
-	  .rkey_delta = 1, .err = -EOPNOTSUPP },
+	  .addr = MR_START, .length = 8, .access = RW | IB_ZERO_BASED,
+	  .rkey_delta = 1 },
 	{ "other-index", IB_MW_TYPE_2, SROCE_MW_FREE, .mr_access = MR_RW,
 	  .addr = MR_START, .length = 8, .access = RW, .rkey_delta = 1,
 	  .other_index = true, .err = -EINVAL },
@@ -181,25 +182,29 @@ struct access_case {
 	bool no_mr;
 	int rkey_delta;
 	bool other_pd;
-	u32 qpn;
+	u64 qp_id;
+	bool zero_based;	/* the window was bound with IB_ZERO_BASED */
 	int access;
 	u64 addr, len;
 	int err;
+	u64 mr_addr;		/* where the access lands, when it may */
 };
 
 #define WIN_ADDR	(MR_START + 0x100)
 #define WIN_LEN		0x200
-#define BOUND_QPN	0x11
+#define BOUND_QP	0x11
 
 static const struct access_case access_cases[] = {
-	{ "t1-read", IB_MW_TYPE_1, SROCE_MW_VALID, .qpn = 0x99,
-	  .access = IB_ACCESS_REMOTE_READ, .addr = WIN_ADDR, .len = WIN_LEN },
-	{ "t2-write-bound-qp", IB_MW_TYPE_2, SROCE_MW_VALID, .qpn = BOUND_QPN,
-	  .access = IB_ACCESS_REMOTE_WRITE, .addr = WIN_ADDR, .len = 1 },
-	{ "t2-other-qp", IB_MW_TYPE_2, SROCE_MW_VALID, .qpn = BOUND_QPN + 1,
+	{ "t1-read", IB_MW_TYPE_1, SROCE_MW_VALID, .qp_id = 0x99,
+	  .access = IB_ACCESS_REMOTE_READ, .addr = WIN_ADDR, .len = WIN_LEN,
+	  .mr_addr = WIN_ADDR },
+	{ "t2-write-bound-qp", IB_MW_TYPE_2, SROCE_MW_VALID, .qp_id = BOUND_QP,
+	  .access = IB_ACCESS_REMOTE_WRITE, .addr = WIN_ADDR, .len = 1,
+	  .mr_addr = WIN_ADDR },
+	{ "t2-other-qp", IB_MW_TYPE_2, SROCE_MW_VALID, .qp_id = BOUND_QP + 1,
 	  .access = IB_ACCESS_REMOTE_WRITE, .addr = WIN_ADDR, .len = 1,
 	  .err = -EACCES },
-	{ "free", IB_MW_TYPE_2, SROCE_MW_FREE, .qpn = BOUND_QPN,
+	{ "free", IB_MW_TYPE_2, SROCE_MW_FREE, .qp_id = BOUND_QP,
 	  .access = IB_ACCESS_REMOTE_READ, .addr = WIN_ADDR, .len = 1,
 	  .err = -EINVAL },
 	{ "no-mr", IB_MW_TYPE_1, SROCE_MW_VALID, .no_mr = true,
@@ -220,9 +225,28 @@ static const struct access_case access_cases[] = {
 	{ "past-window", IB_MW_TYPE_1, SROCE_MW_VALID,
 	  .access = IB_ACCESS_REMOTE_READ, .addr = WIN_ADDR, .len = WIN_LEN + 1,
 	  .err = -ERANGE },
-	{ "last-byte", IB_MW_TYPE_2, SROCE_MW_VALID, .qpn = BOUND_QPN,
+	{ "last-byte", IB_MW_TYPE_2, SROCE_MW_VALID, .qp_id = BOUND_QP,
 	  .access = IB_ACCESS_REMOTE_WRITE, .addr = WIN_ADDR + WIN_LEN - 1,
-	  .len = 1 },
+	  .len = 1, .mr_addr = WIN_ADDR + WIN_LEN - 1 },
+	{ "whole", IB_MW_TYPE_1, SROCE_MW_VALID,
+	  .access = IB_ACCESS_REMOTE_READ, .addr = 5, .len = SROCE_MR_WHOLE,
+	  .mr_addr = WIN_ADDR },
+	{ "zero-based-first", IB_MW_TYPE_2, SROCE_MW_VALID, .qp_id = BOUND_QP,
+	  .zero_based = true, .access = IB_ACCESS_REMOTE_READ, .addr = 0,
+	  .len = 16, .mr_addr = WIN_ADDR },
+	{ "zero-based-last", IB_MW_TYPE_2, SROCE_MW_VALID, .qp_id = BOUND_QP,
+	  .zero_based = true, .access = IB_ACCESS_REMOTE_WRITE,
+	  .addr = WIN_LEN - 1, .len = 1, .mr_addr = WIN_ADDR + WIN_LEN - 1 },
+	{ "zero-based-past", IB_MW_TYPE_2, SROCE_MW_VALID, .qp_id = BOUND_QP,
+	  .zero_based = true, .access = IB_ACCESS_REMOTE_READ,
+	  .addr = WIN_LEN - 1, .len = 2, .err = -ERANGE },
+	{ "zero-based-mr-address", IB_MW_TYPE_2, SROCE_MW_VALID,
+	  .qp_id = BOUND_QP, .zero_based = true,
+	  .access = IB_ACCESS_REMOTE_READ, .addr = WIN_ADDR, .len = 1,
+	  .err = -ERANGE },
+	{ "zero-based-wraps", IB_MW_TYPE_2, SROCE_MW_VALID, .qp_id = BOUND_QP,
+	  .zero_based = true, .access = IB_ACCESS_REMOTE_READ,
+	  .addr = U64_MAX, .len = 2, .err = -ERANGE },
 };
 
 KUNIT_ARRAY_PARAM_DESC(access, access_cases, name);
@@ -234,19 +258,24 @@ static void access_check_test(struct kunit *test)
 	struct sroce_mw mw = {};
 	struct sroce_mr mr = {};
 	u32 key = sroce_key_make(MW_INDEX, 0x40);
+	u64 addr;
 
 	mw_setup(&mw, c->type, &pd, c->state, key);
 	mw.mr = c->no_mr ? NULL : &mr;
 	mw.addr = WIN_ADDR;
 	mw.length = WIN_LEN;
-	mw.access = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
-	mw.qpn = BOUND_QPN;
+	mw.access = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
+		    (c->zero_based ? IB_ZERO_BASED : 0);
+	mw.qp_id = BOUND_QP;
+	addr = c->addr;
 	KUNIT_EXPECT_EQ(test,
 			sroce_mw_access_check(&mw, key + c->rkey_delta,
 					      c->other_pd ? &other : &pd,
-					      c->qpn, c->access, c->addr,
+					      c->qp_id, c->access, &addr,
 					      c->len),
 			c->err);
+	/* Translated on success, untouched on failure. */
+	KUNIT_EXPECT_EQ(test, addr, c->err ? c->addr : c->mr_addr);
 }
 
 static struct kunit_case sroce_mw_cases[] = {

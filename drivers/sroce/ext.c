@@ -29,6 +29,7 @@
 
 #include "ext.h"
 #include "mr.h"
+#include "mw.h"
 #include "net.h"
 #include "psn.h"
 #include "qp.h"
@@ -104,7 +105,6 @@ enum sroce_resp_verdict
 sroce_resp_atomic_write(struct sroce_qp *qp, const struct sk_buff *skb,
 			const struct sroce_opcode_info *info, u32 pay)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_bth *bth = (const void *)skb->data;
 	const struct sroce_reth *reth = (const void *)(bth + 1);
 	u64 va = be64_to_cpu(reth->va), val;
@@ -119,10 +119,15 @@ sroce_resp_atomic_write(struct sroce_qp *qp, const struct sk_buff *skb,
 		return SROCE_RESP_INV_REQ;
 	if (skb_copy_bits(skb, info->hdr_len, &val, sizeof(val)))
 		return SROCE_RESP_INV_REQ;
-	mr = sroce_mr_get(sdev, be32_to_cpu(reth->rkey), qp->ibqp.pd,
-			  IB_ACCESS_REMOTE_WRITE, va, sizeof(u64));
+	mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey), IB_ACCESS_REMOTE_WRITE,
+			    &va, sizeof(u64));
 	if (IS_ERR(mr))
 		return SROCE_RESP_ACCESS;
+	/* A zero-based window may start anywhere: its bytes must align too. */
+	if (va & (sizeof(u64) - 1)) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_INV_REQ;
+	}
 	v = sroce_ext_keep(qp, sroce_bth_psn(bth));
 	if (v == SROCE_RESP_DONE &&
 	    sroce_mr_walk(mr, va, sizeof(u64), sroce_atomic_write_piece, &val))
@@ -134,11 +139,11 @@ sroce_resp_atomic_write(struct sroce_qp *qp, const struct sk_buff *skb,
 enum sroce_resp_verdict
 sroce_resp_flush(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	const struct sroce_bth *bth = (const void *)skb->data;
 	const struct sroce_feth *feth = (const void *)(bth + 1);
 	const struct sroce_reth *reth = (const void *)(feth + 1);
 	int need = sroce_flush_access(sroce_feth_plt(feth));
+	u64 va = be64_to_cpu(reth->va);
 	u8 sel = sroce_feth_sel(feth);
 	struct sroce_mr *mr;
 
@@ -147,10 +152,9 @@ sroce_resp_flush(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	if (pay || !need || sel > IB_FLUSH_MR ||
 	    (qp->params.access & need) != need)
 		return SROCE_RESP_INV_REQ;
-	mr = sroce_mr_get(sdev, be32_to_cpu(reth->rkey), qp->ibqp.pd, need,
-			  be64_to_cpu(reth->va),
-			  sel == IB_FLUSH_MR ? SROCE_MR_WHOLE :
-					       be32_to_cpu(reth->dma_len));
+	mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey), need, &va,
+			    sel == IB_FLUSH_MR ? SROCE_MR_WHOLE :
+						 be32_to_cpu(reth->dma_len));
 	if (IS_ERR(mr))
 		return SROCE_RESP_ACCESS;
 	sroce_mr_put(mr);

@@ -49,9 +49,6 @@ static int sroce_mw_bind_check_window(const struct sroce_mw *mw,
 	/* Type 2: free, a real range, and a key not used before. */
 	if (mw->state != SROCE_MW_FREE || !b->length || b->rkey == mw->key)
 		return -EINVAL;
-	/* Zero-based windows are not offered (verbs.rst). */
-	if (b->access & IB_ZERO_BASED)
-		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -83,17 +80,25 @@ int sroce_mw_bind_check(const struct sroce_mw *mw, const struct ib_pd *pd,
 EXPORT_SYMBOL_IF_KUNIT(sroce_mw_bind_check);
 
 int sroce_mw_access_check(const struct sroce_mw *mw, u32 rkey,
-			  const struct ib_pd *pd, u32 qpn, int access,
-			  u64 addr, u64 len)
+			  const struct ib_pd *pd, u64 qp_id, int access,
+			  u64 *addr, u64 len)
 {
+	/* A zero-based window's requests count from its first byte. */
+	u64 base = (mw->access & IB_ZERO_BASED) ? 0 : mw->addr;
+
 	if (mw->state != SROCE_MW_VALID || mw->key != rkey || !mw->mr)
 		return -EINVAL;
 	if (mw->ibmw.pd != pd || (access & mw->access) != access)
 		return -EACCES;
-	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->qpn != qpn)
+	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->qp_id != qp_id)
 		return -EACCES;
-	if (!sroce_range_within(mw->addr, mw->length, addr, len))
+	if (len == SROCE_MR_WHOLE) {
+		*addr = mw->addr;
+		return 0;
+	}
+	if (!sroce_range_within(base, mw->length, *addr, len))
 		return -ERANGE;
+	*addr = *addr - base + mw->addr;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mw_access_check);
@@ -111,7 +116,7 @@ static void sroce_mw_unbind(struct sroce_mw *mw)
 }
 
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, int access,
-				u64 addr, u64 len)
+				u64 *addr, u64 len)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_mr *mr = NULL;
@@ -122,11 +127,11 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, int access,
 	mw = xa_load(&sdev->mw_keys, sroce_key_index(rkey));
 	if (!mw) {
 		rcu_read_unlock();
-		return sroce_mr_get(sdev, rkey, qp->ibqp.pd, access, addr, len);
+		return sroce_mr_get(sdev, rkey, qp->ibqp.pd, access, *addr, len);
 	}
 	spin_lock_bh(&mw->lock);
-	err = sroce_mw_access_check(mw, rkey, qp->ibqp.pd, qp->ibqp.qp_num,
-				    access, addr, len);
+	err = sroce_mw_access_check(mw, rkey, qp->ibqp.pd, qp->id, access,
+				    addr, len);
 	/* Bound, the MR cannot go; it may be reregistered (no reference). */
 	if (!err && !refcount_inc_not_zero(&mw->mr->refs))
 		err = -EINVAL;
@@ -138,7 +143,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, int access,
 		return ERR_PTR(err);
 	/* The reference before the state, as in sroce_mr_get(). */
 	smp_mb__after_atomic();
-	err = sroce_mr_check(mr, mr->key, mr->pd, 0, addr, len);
+	err = sroce_mr_check(mr, mr->key, mr->pd, 0, *addr, len);
 	if (err) {
 		sroce_mr_put(mr);
 		return ERR_PTR(err);
@@ -161,7 +166,7 @@ int sroce_key_invalidate(struct sroce_qp *qp, u32 key, bool remote)
 	spin_lock_bh(&mw->lock);
 	if (mw->ibmw.type != IB_MW_TYPE_2 || mw->key != key ||
 	    mw->state != SROCE_MW_VALID || mw->ibmw.pd != qp->ibqp.pd ||
-	    (remote && mw->qpn != qp->ibqp.qp_num))
+	    (remote && mw->qp_id != qp->id))
 		err = -EINVAL;
 	else
 		sroce_mw_unbind(mw);
@@ -194,7 +199,7 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw *mw,
 	mw->addr = b->addr;
 	mw->length = b->length;
 	mw->access = b->access;
-	mw->qpn = qp->ibqp.qp_num;
+	mw->qp_id = qp->id;
 	mw->state = SROCE_MW_VALID;
 	return 0;
 }

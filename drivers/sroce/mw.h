@@ -41,8 +41,9 @@ enum sroce_mw_state {
  * @addr: first byte of the bound range (iova of @mr)
  * @length: bytes of the bound range
  * @access: IB_ACCESS_* the bind granted
- * @qpn: type 2: the QP the window was bound through, the only one whose
- *	requests and SEND with invalidate may use its rkey
+ * @qp_id: type 2: &sroce_qp.id of the QP the window was bound through,
+ *	the only one whose requests and SEND with invalidate may use its
+ *	rkey (an id, unlike a QP number, is never given to another QP)
  */
 struct sroce_mw {
 	struct ib_mw ibmw;
@@ -53,7 +54,7 @@ struct sroce_mw {
 	u64 addr;
 	u64 length;
 	int access;
-	u32 qpn;
+	u64 qp_id;
 };
 
 /**
@@ -86,11 +87,11 @@ struct sroce_mw_bind {
  * remote write or atomic access (C10-74); the range inside the MR
  * (C10-75); a type 2 window free, bound with length > 0, and given a new
  * key; @b's rkeys of the window's index (the variant byte of
- * &sroce_mw_bind.mw_rkey is not looked at); no zero-based window.
+ * &sroce_mw_bind.mw_rkey is not looked at); no zero-based type 1
+ * window.
  *
  * Context: any.
- * Return: 0, -EINVAL for a bind the rules refuse, -EOPNOTSUPP for
- * access flags sroce does not grant through a window.
+ * Return: 0, or -EINVAL for a bind the rules refuse.
  */
 int sroce_mw_bind_check(const struct sroce_mw *mw, const struct ib_pd *pd,
 			const struct sroce_mr *mr, const struct sroce_mw_bind *b);
@@ -100,10 +101,13 @@ int sroce_mw_bind_check(const struct sroce_mw *mw, const struct ib_pd *pd,
  * @mw: the window, locked
  * @rkey: the rkey of the request
  * @pd: the PD of the QP the request came to
- * @qpn: that QP's number
- * @access: the one IB_ACCESS_REMOTE_* flag the access needs
- * @addr: first byte (iova)
- * @len: bytes
+ * @qp_id: that QP's &sroce_qp.id
+ * @access: the IB_ACCESS_REMOTE_* flags the access needs
+ * @addr: in: the request's address, an iova of the MR or, for a window
+ *	bound with IB_ZERO_BASED, an offset into the window; out (on
+ *	success): the iova of the MR to access
+ * @len: bytes, or %SROCE_MR_WHOLE for the whole window (@addr is then
+ *	set to its first byte)
  *
  * Context: any.
  * Return: 0; -EINVAL for a key or state that does not match; -EACCES
@@ -111,16 +115,17 @@ int sroce_mw_bind_check(const struct sroce_mw *mw, const struct ib_pd *pd,
  * the bound range.
  */
 int sroce_mw_access_check(const struct sroce_mw *mw, u32 rkey,
-			  const struct ib_pd *pd, u32 qpn, int access,
-			  u64 addr, u64 len);
+			  const struct ib_pd *pd, u64 qp_id, int access,
+			  u64 *addr, u64 len);
 
 /**
  * sroce_rkey_get() - find the MR behind an rkey for a remote access
  * @qp: the QP the request came to
  * @rkey: the rkey of the request: an MR's, or a memory window's
  * @access: as for sroce_mr_get()
- * @addr: first byte accessed
- * @len: bytes accessed
+ * @addr: in: first byte accessed, as the request says; out: the iova of
+ *	the MR where it is (another only for a zero-based window)
+ * @len: bytes accessed, or %SROCE_MR_WHOLE (no range check)
  *
  * A window's rkey is checked by sroce_mw_access_check() and then leads
  * to the MR it is bound to; any other rkey is sroce_mr_get()'s.
@@ -130,7 +135,7 @@ int sroce_mw_access_check(const struct sroce_mw *mw, u32 rkey,
  * sroce_mr_get() and sroce_mw_access_check() say.
  */
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, int access,
-				u64 addr, u64 len);
+				u64 *addr, u64 len);
 
 /**
  * sroce_key_invalidate() - LOCAL_INV or SEND with invalidate of a key

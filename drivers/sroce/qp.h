@@ -92,6 +92,8 @@ struct sroce_qp_params {
  *	"SQ drained" of IBTA 11.2.5 (under @sq_lock; cleared entering SQD)
  * @gone: its destroy has begun, under @sq_lock: the resource dump reads
  *	nothing more of it (its rings and accounting are being freed)
+ * @id: a number no other QP of this module's life gets (QP numbers are
+ *	reused); what a type 2 memory window remembers of its QP
  * @req: requester state (req.c)
  * @comp: completer state (comp.c)
  * @resp: responder state (resp.c, reply.c)
@@ -119,6 +121,7 @@ struct sroce_qp {
 	bool sqd_boundary;
 	bool sq_drained;
 	bool gone;
+	u64 id;
 	struct sroce_req req;
 	struct sroce_comp comp;
 	struct sroce_resp resp;

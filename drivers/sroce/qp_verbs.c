@@ -375,6 +375,9 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
  * A random QPN, unique on the device; QP1 is the GSI QP's own. The number
  * is reserved (lookups find nothing) until the QP is complete.
  */
+/* Source of &sroce_qp.id: 64 bits, never wraps. */
+static atomic64_t sroce_qp_ids = ATOMIC64_INIT(0);
+
 static int sroce_qpn_alloc(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
 	unsigned int i;
@@ -494,6 +497,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->params.path_mtu = IB_MTU_256;
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->idle);
+	qp->id = atomic64_inc_return(&sroce_qp_ids);
 	err = sroce_qpn_alloc(sdev, qp);
 	if (err)
 		goto err_mutex;

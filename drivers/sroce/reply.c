@@ -218,14 +218,15 @@ static void sroce_reply_read_piece(void *ctx, void *kaddr, u32 len)
 }
 
 /*
- * Build response @p of @r, a READ's payload copied out of @mr, into
+ * Build response @p of @r, a READ's payload copied out of @mr (at its
+ * address plus @shift: where a zero-based window puts it), into
  * *@out, and move @r past it. Returns 0, -ENOMEM, -EFAULT when an ODP
  * page of the payload is missing (a fault queued), or -EACCES when the
  * payload could not be read.
  */
 static int sroce_reply_build(struct sroce_qp *qp, struct sroce_res *r,
 			     const struct sroce_reply_pkt *p, struct sroce_mr *mr,
-			     struct sk_buff **out)
+			     u64 shift, struct sk_buff **out)
 {
 	struct sroce_atomic_ack_eth *aack;
 	struct sroce_reply_read_dst d;
@@ -257,8 +258,8 @@ static int sroce_reply_build(struct sroce_qp *qp, struct sroce_res *r,
 	}
 	/* All of it or nothing: a packet never goes half filled. */
 	d.dst = skb_put(skb, p->pay);
-	err = p->pay ? sroce_mr_walk(mr, r->va, p->pay, sroce_reply_read_piece,
-				     &d) : 0;
+	err = p->pay ? sroce_mr_walk(mr, r->va + shift, p->pay,
+				     sroce_reply_read_piece, &d) : 0;
 	if (err) {
 		kfree_skb(skb);
 		return err == -EFAULT ? err : -EACCES;
@@ -292,6 +293,7 @@ static int sroce_reply_send_res(struct sroce_qp *qp, struct sroce_res *r,
 	struct sroce_mr *mr = NULL;
 	struct sroce_reply_pkt p;
 	unsigned int most = 1, n;
+	u64 va, shift = 0;
 	int err = 0;
 
 	if (r->kind == SROCE_RES_READ && r->left > mtu && budget > 1 &&
@@ -299,10 +301,13 @@ static int sroce_reply_send_res(struct sroce_qp *qp, struct sroce_res *r,
 		most = min3(SROCE_RESP_CHAIN, DIV_ROUND_UP(r->left, mtu), budget);
 	if (r->kind == SROCE_RES_READ && r->left) {
 		/* The MR may have gone since the request: look again. */
-		mr = sroce_rkey_get(qp, r->rkey, IB_ACCESS_REMOTE_READ, r->va,
+		va = r->va;
+		mr = sroce_rkey_get(qp, r->rkey, IB_ACCESS_REMOTE_READ, &va,
 				    min_t(u64, r->left, (u64)most * mtu));
 		if (IS_ERR(mr))
 			return -EACCES;
+		/* From the request's addresses to the MR's (zero-based MW). */
+		shift = va - r->va;
 	}
 	for (n = 0; n < most; n++) {
 		if (!sroce_reply_next(r, mtu, &p)) {
@@ -316,7 +321,7 @@ static int sroce_reply_send_res(struct sroce_qp *qp, struct sroce_res *r,
 		 */
 		if (n && p.len > pkts[0]->len)
 			break;
-		err = sroce_reply_build(qp, r, &p, mr, &pkts[n]);
+		err = sroce_reply_build(qp, r, &p, mr, shift, &pkts[n]);
 		if (err)
 			break;
 	}

@@ -89,6 +89,7 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 						       sizeof(struct sroce_bth));
 	u32 len = sroce_resp_read_len(skb);
 	struct sroce_mr *mr;
+	u64 va;
 	int err;
 
 	if (pay || len > SROCE_MAX_MSG_SIZE)
@@ -100,9 +101,9 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	if (!(qp->params.access & IB_ACCESS_REMOTE_READ))
 		return SROCE_RESP_INV_REQ;
 	if (len) {
+		va = be64_to_cpu(reth->va);
 		mr = sroce_rkey_get(qp, be32_to_cpu(reth->rkey),
-				    IB_ACCESS_REMOTE_READ, be64_to_cpu(reth->va),
-				    len);
+				    IB_ACCESS_REMOTE_READ, &va, len);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
 		/*
@@ -110,8 +111,7 @@ sroce_resp_read_check(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 		 * (the first SROCE_ODP_FAULT_MAX bytes: a page missing later
 		 * stops the responses, sroce_reply_push()).
 		 */
-		err = sroce_mr_ready(mr, be64_to_cpu(reth->va),
-				     min_t(u32, len, SROCE_ODP_FAULT_MAX));
+		err = sroce_mr_ready(mr, va, min_t(u32, len, SROCE_ODP_FAULT_MAX));
 		sroce_mr_put(mr);
 		if (err)
 			return SROCE_RESP_RNR;
@@ -194,9 +194,14 @@ sroce_resp_atomic(struct sroce_qp *qp, const struct sk_buff *skb, u32 pay)
 	if (va & (sizeof(u64) - 1))
 		return SROCE_RESP_INV_REQ;
 	mr = sroce_rkey_get(qp, be32_to_cpu(op.ateth->rkey),
-			    IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
+			    IB_ACCESS_REMOTE_ATOMIC, &va, sizeof(u64));
 	if (IS_ERR(mr))
 		return SROCE_RESP_ACCESS;
+	/* A zero-based window may start anywhere: its bytes must align too. */
+	if (va & (sizeof(u64) - 1)) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_INV_REQ;
+	}
 	if (!sroce_res_fits(&qp->resp, qp->resp.psn, 1) ||
 	    qp->resp.res_pending == qp->resp.nres) {
 		sroce_mr_put(mr);
@@ -475,6 +480,7 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 	struct sroce_skb_cursor s = { .skb = skb, .off = info->hdr_len };
 	bool last = info->pos == SROCE_POS_LAST || info->pos == SROCE_POS_ONLY;
 	struct sroce_mr *mr;
+	u64 va;
 	int err;
 
 	lockdep_assert_held(&resp->lock);
@@ -488,13 +494,14 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 			return SROCE_RESP_INV_REQ;
 		/* The whole range, once, before any byte lands. */
 		if (resp->remaining) {
+			va = resp->va;
 			mr = sroce_rkey_get(qp, resp->rkey,
-					    IB_ACCESS_REMOTE_WRITE, resp->va,
+					    IB_ACCESS_REMOTE_WRITE, &va,
 					    resp->remaining);
 			if (IS_ERR(mr))
 				return SROCE_RESP_ACCESS;
 			/* ODP: one fault for the pages to come, not one each. */
-			sroce_mr_ready(mr, resp->va,
+			sroce_mr_ready(mr, va,
 				       min_t(u32, resp->remaining, SROCE_ODP_FAULT_MAX));
 			sroce_mr_put(mr);
 		}
@@ -518,11 +525,12 @@ sroce_resp_write(struct sroce_qp *qp, const struct sk_buff *skb,
 		}
 	}
 	if (pay) {
-		mr = sroce_rkey_get(qp, resp->rkey, IB_ACCESS_REMOTE_WRITE,
-				    resp->va, pay);
+		va = resp->va;
+		mr = sroce_rkey_get(qp, resp->rkey, IB_ACCESS_REMOTE_WRITE, &va,
+				    pay);
 		if (IS_ERR(mr))
 			return SROCE_RESP_ACCESS;
-		err = sroce_mr_walk(mr, resp->va, pay, sroce_skb_copy_piece, &s);
+		err = sroce_mr_walk(mr, va, pay, sroce_skb_copy_piece, &s);
 		sroce_mr_put(mr);
 		/* An ODP page faults in meanwhile; nothing was placed. */
 		if (err) {

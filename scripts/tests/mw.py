@@ -9,7 +9,10 @@ after a bind of length 0: remote access error; LOCAL_INV of its rkey
 fails. Type 2 (IBV_WR_BIND_MW): WRITE, READ and fetch-and-add through
 it; through a QP it was not bound through, after LOCAL_INV, after a SEND
 with invalidate of its rkey (IBV_WC_WITH_INV seen by b): remote access
-error; bound again with a new key it works again. dereg_mr of an MR with
+error; bound again with a new key it works again. Zero-based type 2
+windows: addresses count from the window's start (WRITE, READ, atomic
+land at the right MR offset; past its end, or at the MR's own address:
+remote access error); a zero-based type 1 bind is refused. dereg_mr of an MR with
 a window bound: EBUSY, then 0 once the window is gone. Binds the rules
 refuse complete with IBV_WC_MW_BIND_ERR and put the QP in ERR. Prints
 TAP.
@@ -64,20 +67,21 @@ def status(cq):
     return None if wc is None else wc.status
 
 
-def rdma(qp, cq, opcode, rkey, off, length, loff=0):
-    """WRITE or READ of @length bytes at @off of @target through @rkey,
+def rdma(qp, cq, opcode, rkey, off, length, loff=0, base=None):
+    """WRITE or READ of @length bytes at @off of @target through @rkey
+    (remote address @base + @off; @base is target.buf unless given),
     from/to @loff of @local; its completion status."""
     wr = SendWR(opcode=opcode, num_sge=1, sg=[SGE(local.buf + loff, length, local.lkey)],
                 send_flags=e.IBV_SEND_SIGNALED)
-    wr.set_wr_rdma(rkey, target.buf + off)
+    wr.set_wr_rdma(rkey, (target.buf if base is None else base) + off)
     qp.post_send(wr)
     return status(cq)
 
 
-def fetch_add(qp, cq, rkey, off, add):
+def fetch_add(qp, cq, rkey, off, add, base=None):
     wr = SendWR(opcode=e.IBV_WR_ATOMIC_FETCH_AND_ADD, num_sge=1,
                 sg=[SGE(local.buf, 8, local.lkey)], send_flags=e.IBV_SEND_SIGNALED)
-    wr.set_wr_atomic(rkey, target.buf + off, add, 0)
+    wr.set_wr_atomic(rkey, (target.buf if base is None else base) + off, add, 0)
     qp.post_send(wr)
     return status(cq)
 
@@ -223,6 +227,46 @@ st = local_inv(b, bcq, key)
 tap(st == e.IBV_WC_LOC_PROT_ERR,
     'type 2: LOCAL_INV of a window already free fails (LOC_PROT_ERR)',
     'status %s' % st)
+
+# Zero-based type 2: the requester's addresses count from the window's
+# first byte (MR offset WIN), not from the MR's iova.
+ZB = RW | e.IBV_ACCESS_REMOTE_ATOMIC | e.IBV_ACCESS_ZERO_BASED
+a, acq, b, bcq = pair()
+mwz = MW(pd, e.IBV_MW_TYPE_2)     # held: a window freed is no window
+st, key = bind2(b, bcq, mwz, WIN, WLEN, ZB)
+tap(st == OK, 'zero-based type 2: BIND_MW completes', 'status %s' % st)
+zb = bytes((7 * i + 3) & 0xff for i in range(300))
+local.write(zb, len(zb))
+tap(rdma(a, acq, e.IBV_WR_RDMA_WRITE, key, 100, 300, base=0) == OK and
+    target.read(300, WIN + 100) == zb,
+    'zero-based type 2: WRITE at window offset 100 lands at MR offset WIN + 100')
+tap(rdma(a, acq, e.IBV_WR_RDMA_READ, key, 100, 300, 4096, base=0) == OK and
+    local.read(300, 4096) == zb,
+    'zero-based type 2: READ at window offset 100 reads it back')
+target.write(bytes(8), 8, WIN + 512)
+tap(fetch_add(a, acq, key, 512, 9, base=0) == OK and
+    int.from_bytes(target.read(8, WIN + 512), 'little') == 9,
+    'zero-based type 2: fetch-and-add at window offset 512')
+tap(rdma(a, acq, e.IBV_WR_RDMA_READ, key, WLEN - 8, 8, base=0) == OK,
+    'zero-based type 2: READ of the window\'s last 8 bytes')
+tap(rdma(a, acq, e.IBV_WR_RDMA_READ, key, WLEN - 8, 16, base=0) == ACC,
+    'zero-based type 2: READ past the window end: remote access error')
+a, acq, b, bcq = pair()
+mwz2 = MW(pd, e.IBV_MW_TYPE_2)
+st, key = bind2(b, bcq, mwz2, WIN, WLEN, ZB)
+tap(st == OK and rdma(a, acq, e.IBV_WR_RDMA_WRITE, key, target.buf + WIN, 8,
+                      base=0) == ACC,
+    'zero-based type 2: the MR\'s own address is outside the window: remote access error')
+# Type 1 windows are never zero-based: the rxe provider refuses the bind
+# (EINVAL) before the kernel would (MW_BIND_ERR, QP in ERR).
+a, acq, b, bcq = pair()
+mwz1 = MW(pd, e.IBV_MW_TYPE_1)
+try:
+    (st, _) = bind1(b, bcq, mwz1, WIN, WLEN, ZB)
+    refused = st == e.IBV_WC_MW_BIND_ERR and state(b) == e.IBV_QPS_ERR
+except PyverbsRDMAError as ex:
+    st, refused = 'errno %d' % ex.error_code, ex.error_code == errno.EINVAL
+tap(refused, 'zero-based type 1 bind refused', 'got %s' % st)
 
 # Binds the rules refuse: MW_BIND_ERR, the QP in ERR. Each on a fresh
 # free window but mw2's second bind, which asks for the key it has.
