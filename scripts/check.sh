@@ -128,7 +128,7 @@ case "$full: $targets " in 1:*" bpo "*) step dkms "$SROCE_TOP/scripts/dkms-test.
 # (pyverbs), crafted packets, ring abuse and receive-path fuzzing
 # (hostile), a kernel consumer across the link with its device removed
 # under I/O (nvmf), the timers and recovery (loss), another driver's
-# packets, RC, UD and rdma_cm (interop), beside the verbs, traffic and
+# packets, RC, UD and rdma_cm (interop), mixed load (soak), beside the verbs, traffic and
 # device suites and KUnit. Left to bpo there: storage (nvmf's verbs in
 # loopback), iser (nvmf's), ud (interop's UD and rdma_cm, sroce on both
 # ends), perftest (traffic.sh's operations, verified there); and link to deb13.
@@ -170,6 +170,12 @@ jobs() {
 	done
 	case "$full:$t" in
 	1:* | *:deb12 | *:deb13 | *:bpo) echo "$t one perftest 900" ;;
+	esac
+	# Mixed load (soak.sh, issue 52): on debug, whose checkers watch it;
+	# two minutes of rounds, an hour with --full.
+	case "$full:$t" in
+	1:debug) echo "$t pair soak 4500" ;;
+	*:debug) echo "$t pair soak 900" ;;
 	esac
 	# The two-guest link on deb13, whose only pair suite it is (or
 	# everywhere with --full), for time: the other kernels' pair suites
