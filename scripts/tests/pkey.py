@@ -9,7 +9,8 @@ partition unless both are limited members, is dropped and counted
 table holds for the next packet. On the wire (a raw socket in a peer
 namespace): each QP's packets carry its entry's P_Key; the GSI QP takes
 packets of any partition in the table. Last, rdma_cm: it finds the
-default partition, or fails when the table has none. Leaves the table as
+default partition, and fails when the table has none or only a limited
+member of it. Leaves the table as
 it found it. Prints TAP.
 
 Usage: pkey.py DEV NETNS PEER_ADDR OUR_ADDR OUR_IPV4"""
@@ -271,13 +272,14 @@ for pkey, ok_pkey in ((0x8001, True), (0x0001, True), (0x0003, True),
                                       else 'dropped for its P_Key'), str(moved))
 
 
-def rping():
-    """An rping over rdma_cm to ourselves; whether the client succeeded."""
-    srv = subprocess.Popen(['timeout', '20', 'rping', '-s', '-a', OURS4, '-p', '18730',
+def rping(secs=20):
+    """An rping over rdma_cm to ourselves; whether the client succeeded
+    within @secs seconds."""
+    srv = subprocess.Popen(['timeout', str(secs), 'rping', '-s', '-a', OURS4, '-p', '18730',
                             '-C', '2', '-S', '64', '-V'],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1)
-    cli = subprocess.run(['timeout', '20', 'rping', '-c', '-a', OURS4, '-p', '18730',
+    cli = subprocess.run(['timeout', str(secs), 'rping', '-c', '-a', OURS4, '-p', '18730',
                           '-C', '2', '-S', '64', '-V'], capture_output=True, text=True)
     if cli.returncode:
         srv.kill()
@@ -291,9 +293,22 @@ tap(rping(), 'rdma_cm (rping) connects in the default partition')
 write('0 0')
 time.sleep(1)     # the core's cache reads the table in a work item
 tap(not rping(), 'entry 0 emptied, no default partition: rdma_cm cannot connect')
+# Limited members of the default partition only: the CM's MADs (QP1 to
+# QP1) are limited to limited, dropped; a full-member entry beside it is
+# the one the core's cache lookup prefers.
+write('0 0x7fff')
+time.sleep(1)
+before = drops()
+ok = not rping(8)
+tap(ok and drops() > before, 'entry 0 0x7fff, a limited member: rdma_cm cannot '
+    'connect, its CM MADs dropped for their P_Key', 'rx_drop_pkey +%d' % (drops() - before))
+write('6 0xffff')
+time.sleep(1)
+tap(rping(), 'with 0xffff in entry 6 beside it, rdma_cm connects')
+write('6 0')
 write('0 0xffff')
 time.sleep(1)
-tap(rping(), 'entry 0 back: rdma_cm connects again')
+tap(rping(), 'entry 0 back to 0xffff: rdma_cm connects again')
 
 for i in ENTRIES:
     write('%d 0' % i)
