@@ -167,7 +167,7 @@ static void values_test(struct kunit *test)
 				    #field " = " #value);		\
 	} while (0)
 	BAD(port_num, 2, IB_QP_PORT);
-	BAD(pkey_index, 1, IB_QP_PKEY_INDEX);
+	BAD(pkey_index, SROCE_PKEY_TABLE_LEN, IB_QP_PKEY_INDEX);
 	BAD(path_mtu, IB_MTU_2048, IB_QP_PATH_MTU);	/* above the port's */
 	BAD(path_mtu, 0, IB_QP_PATH_MTU);
 	BAD(sq_psn, 0x1000000, IB_QP_SQ_PSN);

@@ -25,6 +25,7 @@
 #include "mr.h"
 #include "net.h"
 #include "odp.h"
+#include "pkey.h"
 #include "sroce.h"
 #include "tx.h"
 #include "verbs.h"
@@ -51,7 +52,7 @@ static const struct ib_device_attr sroce_caps = {
 	},
 	.atomic_cap = IB_ATOMIC_HCA,
 	.local_ca_ack_delay = 15,
-	.max_pkeys = 1,
+	.max_pkeys = SROCE_PKEY_TABLE_LEN,
 
 	.max_pd = SROCE_MAX_PD,
 	.max_cq = SROCE_MAX_CQ,
@@ -108,7 +109,7 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = READ_ONCE(sdev->active_mtu);
 	attr->gid_tbl_len = SROCE_GID_TABLE_LEN;
-	attr->pkey_tbl_len = 1;
+	attr->pkey_tbl_len = SROCE_PKEY_TABLE_LEN;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
 	/* PortInfo's P_Key and Q_Key violation counters: 16 bits. */
@@ -135,9 +136,9 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
 static int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 			    u16 *pkey)
 {
-	if (index)
+	if (index >= SROCE_PKEY_TABLE_LEN)
 		return -EINVAL;
-	*pkey = SROCE_PKEY_DEFAULT;
+	*pkey = sroce_pkey_get(&to_sdev(ibdev)->pkeys, index);
 	return 0;
 }
 
@@ -145,7 +146,7 @@ static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 				    struct ib_port_immutable *immutable)
 {
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-	immutable->pkey_tbl_len = 1;
+	immutable->pkey_tbl_len = SROCE_PKEY_TABLE_LEN;
 	immutable->gid_tbl_len = SROCE_GID_TABLE_LEN;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
@@ -190,6 +191,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.get_link_layer = sroce_get_link_layer,
 	.query_port = sroce_query_port,
 	.query_pkey = sroce_query_pkey,
+	.device_group = &sroce_pkey_attr_group,
 };
 
 static bool sroce_netdev_usable(struct net_device *ndev)
@@ -279,6 +281,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_set_counter_ops(ibdev);
 	sroce_set_verbs_ops(ibdev);
 	sroce_mcast_init(sdev);
+	sroce_pkey_table_init(&sdev->pkeys);
 
 	/* First guesses; sroce_dev_add() syncs them under RTNL. */
 	sdev->port_state = sroce_netdev_port_state(ndev);

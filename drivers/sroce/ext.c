@@ -63,7 +63,7 @@ struct sk_buff *sroce_ext_request(struct sroce_qp *qp, const struct sroce_swqe *
 	if (!skb)
 		return NULL;
 	bth = skb_put(skb, sizeof(*bth));
-	sroce_bth_init(bth, opcode, false, 0, SROCE_PKEY_DEFAULT,
+	sroce_bth_init(bth, opcode, false, 0, sroce_qp_pkey(qp),
 		       qp->params.dest_qpn, qp->req.psn, true);
 	if (flush)
 		sroce_feth_set(skb_put(skb, sizeof(struct sroce_feth)),

@@ -30,7 +30,8 @@ struct sroce_tx_acct;
 /**
  * struct sroce_qp_params - what modify_qp set and query_qp reports
  * @qkey: Q_Key (UD, GSI)
- * @pkey_index: index into the PKey table
+ * @pkey_index: index into the port's P_Key table: the QP's partition;
+ *	written under @lock, read locklessly by the packet path
  * @sq_psn: next PSN the send queue uses
  * @rq_psn: PSN the receive side expects
  * @dest_qpn: the remote QP (RC, UC)
@@ -127,6 +128,21 @@ struct sroce_qp {
 	struct sroce_resp resp;
 	struct sroce_tx_acct *tx;
 };
+
+/**
+ * sroce_qp_pkey() - the P_Key of a QP's partition, as the table has it now
+ * @qp: the QP
+ *
+ * Context: any (each read once, without a lock: modify_qp and the
+ * administrator may change either meanwhile).
+ * Return: the entry of the port's P_Key table that @qp's pkey_index names,
+ * 0 when it is empty.
+ */
+static inline u16 sroce_qp_pkey(const struct sroce_qp *qp)
+{
+	return sroce_pkey_get(&to_sdev(qp->ibqp.device)->pkeys,
+			      READ_ONCE(qp->params.pkey_index));
+}
 
 /**
  * sroce_qp_get() - find a QP by number for the packet path, and hold it

@@ -75,7 +75,8 @@ int sroce_qp_check_params(const struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT_NUM)
 		return -EINVAL;
-	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index != 0)
+	if ((mask & IB_QP_PKEY_INDEX) &&
+	    attr->pkey_index >= SROCE_PKEY_TABLE_LEN)
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > active_mtu))
@@ -246,7 +247,7 @@ static void sroce_qp_store(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_QKEY)
 		p->qkey = attr->qkey;
 	if (mask & IB_QP_PKEY_INDEX)
-		p->pkey_index = attr->pkey_index;
+		WRITE_ONCE(p->pkey_index, attr->pkey_index);
 	if (mask & IB_QP_SQ_PSN)
 		p->sq_psn = attr->sq_psn;
 	if (mask & IB_QP_RQ_PSN)

@@ -10,13 +10,15 @@
  *  4. the opcode's headers, pad and ICRC fit              rx_drop_short
  *     and pad only where there is payload                 rx_drop_header
  *  5. the ICRC                                            rx_drop_icrc
- *  6. the PKey matches the port's (0xffff)                rx_drop_pkey
+ *  6. the P_Key is valid: its partition is not 0          rx_drop_pkey
  *  7. the destination QP exists                           rx_drop_no_qp
  *     the multicast QPN goes with a multicast address,    rx_drop_mcast
  *     of a group with a QP of ours attached
  *  8. the opcode belongs to the QP's transport            rx_drop_opcode
  *  9. the QP's state receives (RTR, RTS, SQD, SQE)        rx_drop_qp_state
- * 10. a connected QP's packet comes from its peer:        rx_drop_path
+ * 10. the P_Key matches the QP's partition (pkey.c;       rx_drop_pkey
+ *     for the GSI QP, any entry of the port's table)
+ * 11. a connected QP's packet comes from its peer:        rx_drop_path
  *     source and destination address are the QP's path
  *     (reversed); in this host, the sender is the QP's
  *     destination QP
@@ -27,7 +29,7 @@
  * (sroce_qp_get()) for as long as the packet is with it, so a destroy
  * waits.
  *
- * Check 10 is what keeps an off-path sender from injecting into, or
+ * Check 11 is what keeps an off-path sender from injecting into, or
  * completing the requests of, a connected QP whose PSNs and QPN it has
  * learned: IBTA gives RoCE no more than the addresses (a sender that can
  * forge the peer's address is beyond it).
@@ -45,15 +47,13 @@
 #include "mcast.h"
 #include "net.h"
 #include "opcode.h"
+#include "pkey.h"
 #include "qp.h"
 #include "recv.h"
 #include "resp.h"
 #include "sroce.h"
 #include "ud.h"
 #include "wire.h"
-
-/* Full membership in the default partition: the low 15 bits all set. */
-#define SROCE_PKEY_BASE_MASK	0x7fff
 
 static enum sroce_counter
 sroce_recv_check_headers(struct sk_buff *skb, struct sroce_opcode_info *info)
@@ -103,7 +103,22 @@ static bool sroce_qp_state_receives(enum ib_qp_state state)
 	       state == IB_QPS_SQD || state == IB_QPS_SQE;
 }
 
-/* Checks 7 to 9: the QP. Returns the held QP, or NULL with *why set. */
+/*
+ * Check 10: the packet is in the QP's partition (IBTA 10.9.3); the GSI
+ * QP's partitions are all those of the port.
+ */
+static bool sroce_recv_pkey_ok(const struct sroce_qp *qp,
+			       const struct sroce_bth *bth)
+{
+	u16 pkey = be16_to_cpu(bth->pkey);
+
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		return sroce_pkey_find(&to_sdev(qp->ibqp.device)->pkeys,
+				       pkey) >= 0;
+	return sroce_pkey_match(pkey, sroce_qp_pkey(qp));
+}
+
+/* Checks 7 to 10: the QP. Returns the held QP, or NULL with *why set. */
 static struct sroce_qp *sroce_recv_find_qp(struct sroce_dev *sdev,
 					   const struct sroce_bth *bth,
 					   enum sroce_counter *why)
@@ -124,6 +139,10 @@ static struct sroce_qp *sroce_recv_find_qp(struct sroce_dev *sdev,
 		*why = SROCE_CNT_RX_DROP_QP_STATE;
 		goto err_put;
 	}
+	if (!sroce_recv_pkey_ok(qp, bth)) {
+		*why = SROCE_CNT_RX_DROP_PKEY;
+		goto err_put;
+	}
 	return qp;
 
 err_put:
@@ -132,7 +151,7 @@ err_put:
 }
 
 /*
- * Check 10: a connected QP takes packets from its peer only. Off the wire
+ * Check 11: a connected QP takes packets from its peer only. Off the wire
  * that is the addresses: from the QP's destination GID to its source GID
  * (IPv4 ones mapped). In this host, where every address is ours, it is
  * the sending QP, which net.c wrote beside the datagram.
@@ -193,15 +212,16 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 }
 
 /*
- * A multicast datagram (check 7 for it): a copy to every UD QP attached
- * to the group that is in a receiving state.
+ * A multicast datagram (checks 7 and 10 for it): a copy to every UD QP
+ * attached to the group that is in a receiving state and in the
+ * datagram's partition; each QP of another partition counts a P_Key drop.
  */
 static void sroce_recv_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
 			     const struct sroce_opcode_info *info)
 {
 	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
 	u32 qpn[SROCE_MAX_MCAST_QP_ATTACH], n, i;
-	bool delivered = false;
+	bool taken = false;
 	struct sroce_qp *qp;
 	union ib_gid mgid;
 
@@ -219,12 +239,16 @@ static void sroce_recv_mcast(struct sroce_dev *sdev, struct sk_buff *skb,
 		if (!qp)
 			continue;
 		if (sroce_qp_state_receives(READ_ONCE(qp->state))) {
-			sroce_ud_recv(qp, skb, info);
-			delivered = true;
+			if (sroce_recv_pkey_ok(qp, bth))
+				sroce_ud_recv(qp, skb, info);
+			else
+				sroce_count_drop(sdev, SROCE_CNT_RX_DROP_PKEY,
+						 qpn[i], skb->len);
+			taken = true;
 		}
 		sroce_qp_put(qp);
 	}
-	if (!delivered)
+	if (!taken)
 		sroce_count_drop(sdev, SROCE_CNT_RX_DROP_MCAST, U32_MAX, skb->len);
 }
 
@@ -250,7 +274,7 @@ static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	}
 	/* pskb_may_pull() may have moved the data: take the BTH now. */
 	bth = (const struct sroce_bth *)skb->data;
-	if ((be16_to_cpu(bth->pkey) & SROCE_PKEY_BASE_MASK) != SROCE_PKEY_BASE_MASK) {
+	if (!(be16_to_cpu(bth->pkey) & SROCE_PKEY_BASE)) {
 		why = SROCE_CNT_RX_DROP_PKEY;
 		goto drop;
 	}

@@ -102,7 +102,7 @@ void sroce_reply_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 						    SROCE_CNT_TX_NAK_ERROR);
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_ACK), false, 0,
-		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, psn, false);
+		       sroce_qp_pkey(qp), qp->params.dest_qpn, psn, false);
 	aeth = skb_put(skb, sizeof(*aeth));
 	sroce_aeth_set(aeth, syndrome, qp->resp.msn);
 	sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb);
@@ -240,7 +240,7 @@ static int sroce_reply_build(struct sroce_qp *qp, struct sroce_res *r,
 	if (!skb)
 		return -ENOMEM;
 	bth = skb_put(skb, sizeof(*bth));
-	sroce_bth_init(bth, p->opcode, false, p->pad, SROCE_PKEY_DEFAULT,
+	sroce_bth_init(bth, p->opcode, false, p->pad, sroce_qp_pkey(qp),
 		       qp->params.dest_qpn,
 		       r->kind != SROCE_RES_READ ? r->psn : r->next_psn, false);
 	if (p->info.hdrs & SROCE_HDR_AETH) {

@@ -324,7 +324,7 @@ static int sroce_req_rd_atomic(struct sroce_qp *qp, struct sroce_swqe *w)
 		return -ENOMEM;
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, SROCE_OPCODE(SROCE_TR_RC, op), false, 0,
-		       SROCE_PKEY_DEFAULT, qp->params.dest_qpn, qp->req.psn, true);
+		       sroce_qp_pkey(qp), qp->params.dest_qpn, qp->req.psn, true);
 	if (read) {
 		/* After a rewind, only what the completer has not placed. */
 		reth = skb_put(skb, sizeof(*reth));
@@ -498,7 +498,7 @@ static int sroce_req_build(struct sroce_qp *qp, struct sroce_swqe *w,
 			  sroce_cwnd_ack_every(READ_ONCE(req->cw.cwnd)));
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, opcode, last && (w->send_flags & IB_SEND_SOLICITED),
-		       pad, SROCE_PKEY_DEFAULT, qp->params.dest_qpn, req->psn, ackreq);
+		       pad, sroce_qp_pkey(qp), qp->params.dest_qpn, req->psn, ackreq);
 	if (info.hdrs & SROCE_HDR_RETH) {
 		reth = skb_put(skb, sizeof(*reth));
 		reth->va = cpu_to_be64(w->remote_addr);

@@ -12,10 +12,11 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
+#include "pkey.h"
+
 #define SROCE_UDP_PORT		4791	/* IANA RoCEv2 */
 #define SROCE_PORT_NUM		1
 #define SROCE_GID_TABLE_LEN	1024
-#define SROCE_PKEY_DEFAULT	0xffff
 #define SROCE_MAX_MSG_SIZE	BIT(31)	/* IBTA limit for one message */
 #define SROCE_UVERBS_ABI	2	/* rdma-core's rxe provider */
 
@@ -62,7 +63,9 @@
  * @SROCE_CNT_RX_DROP_OPCODE: dropped: opcode unknown, or not of the
  *	destination QP's transport
  * @SROCE_CNT_RX_DROP_ICRC: dropped: ICRC mismatch
- * @SROCE_CNT_RX_DROP_PKEY: dropped: PKey not the port's
+ * @SROCE_CNT_RX_DROP_PKEY: dropped: P_Key invalid (partition 0), or not
+ *	matching the destination QP's partition (for the GSI QP: any entry of
+ *	the port's table)
  * @SROCE_CNT_RX_DROP_NO_QP: dropped: no QP to deliver to
  * @SROCE_CNT_RX_DROP_QP_STATE: dropped: the QP is not in a receiving state
  * @SROCE_CNT_RX_DROP_PATH: dropped: for a connected (RC, UC) QP, but not
@@ -204,6 +207,7 @@ struct page_pool;
  * @port_state: port state last reported by an IB event; written under RTNL
  * @active_mtu: IB MTU derived from the netdev MTU; written under RTNL,
  *	read locklessly
+ * @pkeys: the port's P_Key table (pkey.c), read locklessly
  * @counters: &enum sroce_counter values, updated from softirq
  * @mr_keys: MRs by the 24-bit index of their key (mr.c); the indexes of
  *	memory windows are reserved there too
@@ -229,6 +233,7 @@ struct sroce_dev {
 	netdevice_tracker ndev_tracker;
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
+	struct sroce_pkey_table pkeys;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct xarray mr_keys;
 	struct xarray mw_keys;

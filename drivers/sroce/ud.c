@@ -54,7 +54,23 @@ struct sroce_ud_dest {
 	u32 qpn;
 	u32 qkey;
 	u32 ah_num;
+	u16 pkey;
 };
+
+/*
+ * The partition a datagram goes in: for the GSI QP, the one its WR names
+ * (the MAD layer answers in the partition a request came in); for a UD
+ * QP, its own (the rxe user ABI has no P_Key index in a WQE).
+ */
+static u16 sroce_ud_pkey(const struct sroce_qp *qp,
+			 const struct rxe_send_wqe *slot)
+{
+	u16 index = READ_ONCE(slot->wr.wr.ud.pkey_index);
+
+	if (qp->ibqp.qp_type != IB_QPT_GSI || index >= SROCE_PKEY_TABLE_LEN)
+		return sroce_qp_pkey(qp);
+	return sroce_pkey_get(&to_sdev(qp->ibqp.device)->pkeys, index);
+}
 
 static u32 sroce_ud_mtu(struct sroce_qp *qp)
 {
@@ -100,7 +116,7 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 		return -ENOMEM;
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, opcode, w->send_flags & IB_SEND_SOLICITED, pad,
-		       SROCE_PKEY_DEFAULT, d->qpn, qp->req.psn, false);
+		       d->pkey, d->qpn, qp->req.psn, false);
 	qkey = d->qkey & SROCE_QKEY_CONTROLLED ? qp->params.qkey : d->qkey;
 	sroce_deth_set(skb_put(skb, sizeof(struct sroce_deth)), qkey,
 		       qp->ibqp.qp_num);
@@ -199,6 +215,7 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 		d.qpn = READ_ONCE(slot->wr.wr.ud.remote_qpn) & SROCE_24BIT_MASK;
 		d.qkey = READ_ONCE(slot->wr.wr.ud.remote_qkey);
 		d.ah_num = READ_ONCE(slot->wr.wr.ud.ah_num);
+		d.pkey = sroce_ud_pkey(qp, slot);
 		err = sroce_ud_xmit(qp, w, &d, &status);
 		if (err)
 			break;
@@ -282,6 +299,23 @@ static enum ib_wc_status sroce_ud_place(struct sroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * The entry of the table a datagram came in by, for its completion: the
+ * MAD layer answers a GSI request in the same partition.
+ */
+static u16 sroce_ud_pkey_index(const struct sroce_qp *qp,
+			       const struct sroce_bth *bth)
+{
+	int i;
+
+	if (qp->ibqp.qp_type != IB_QPT_GSI)
+		return READ_ONCE(qp->params.pkey_index);
+	i = sroce_pkey_find(&to_sdev(qp->ibqp.device)->pkeys,
+			    be16_to_cpu(bth->pkey));
+	/* Emptied since recv.c matched it: the default entry. */
+	return i < 0 ? 0 : i;
+}
+
 void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		   const struct sroce_opcode_info *info)
 {
@@ -295,6 +329,7 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		.src_qp = sroce_deth_sqpn(deth),
 		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE,
 		.port_num = SROCE_PORT_NUM,
+		.pkey_index = sroce_ud_pkey_index(qp, bth),
 	};
 	enum rdma_network_type type;
 	bool notify, fail;

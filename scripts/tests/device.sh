@@ -50,7 +50,7 @@ check "link layer Ethernet" field_is sroce0 link_layer Ethernet
 check "transport InfiniBand (RoCE)" field_is sroce0 transport "InfiniBand (0)"
 check "active MTU 1024 at netdev MTU 1500" field_is sroce0 active_mtu "1024 (3)"
 check "max MTU 4096" field_is sroce0 max_mtu "4096 (5)"
-check "pkey table of one entry" field_is sroce0 pkey_tbl_len 1
+check "pkey table of 16 entries" field_is sroce0 pkey_tbl_len 16
 check "phys_port_cnt 1" field_is sroce0 phys_port_cnt 1
 mac=$(cat /sys/class/net/veth0/address)
 guid=$(python3 -c "

@@ -116,12 +116,13 @@ def new_qp(pd, cq, qp_type=e.IBV_QPT_RC, **cap):
     return QP(pd, QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq, cap=QPCap(**cap)))
 
 
-def ud_qp(ctx, pd, qkey, depth=16):
-    """A UD QP in RTS on port 1 with Q_Key @qkey, its sends and receives
-    completing on a CQ of its own; returns (qp, cq)."""
+def ud_qp(ctx, pd, qkey, depth=16, pkey_index=0):
+    """A UD QP in RTS on port 1 with Q_Key @qkey, in the partition of P_Key
+    table entry @pkey_index, its sends and receives completing on a CQ of
+    its own; returns (qp, cq)."""
     cq = CQ(ctx, 2 * depth)
     qp = new_qp(pd, cq, e.IBV_QPT_UD, max_send_wr=depth, max_recv_wr=depth)
-    modify(qp, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qkey=qkey)
+    modify(qp, e.IBV_QPS_INIT, pkey_index=pkey_index, port_num=1, qkey=qkey)
     modify(qp, e.IBV_QPS_RTR)
     modify(qp, e.IBV_QPS_RTS, sq_psn=0)
     return qp, cq
@@ -163,13 +164,15 @@ def modify(qp, qp_state, **attrs):
 def rc_connect(qp, gid, gidx, dest_qpn, rq_psn=100, sq_psn=100, access=REMOTE,
                upto=e.IBV_QPS_RTS, mtu=e.IBV_MTU_1024, rd_atomic=2,
                min_rnr_timer=12, hop_limit=64, timeout=14, retry_cnt=7,
-               rnr_retry=7):
+               rnr_retry=7, pkey_index=0):
     """RC QP @qp from RESET to @upto (INIT, RTR or RTS) on port 1, with
     @access for the peer; its peer QP @dest_qpn at GID @gid, reached from
     our GID index @gidx. @rq_psn is the first PSN the peer sends, @sq_psn
     ours; @rd_atomic both the READs and atomics we answer and those we
-    have outstanding. Returns @qp."""
-    modify(qp, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qp_access_flags=access)
+    have outstanding; @pkey_index its partition's entry in the P_Key
+    table. Returns @qp."""
+    modify(qp, e.IBV_QPS_INIT, pkey_index=pkey_index, port_num=1,
+           qp_access_flags=access)
     if upto == e.IBV_QPS_INIT:
         return qp
     modify(qp, e.IBV_QPS_RTR, path_mtu=mtu, dest_qp_num=dest_qpn, rq_psn=rq_psn,

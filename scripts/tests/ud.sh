@@ -6,8 +6,9 @@
 # tools (rping validating its data, ucmatose, udaddy, rdma_server and
 # rdma_client) and perftest over rdma_cm, whose CM MADs travel on QP1 (the
 # GSI QP), each with either guest serving; rping over IPv6; multicast
-# (mckey, receivers on both guests, and a group no QP joined); and what
-# the datagram counters say afterwards.
+# (mckey, receivers on both guests, and a group no QP joined); perftest's
+# RC and UD QPs in a partition of the P_Key table, and in two different
+# ones; and what the datagram counters say afterwards.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
@@ -106,6 +107,34 @@ if [ "$SROCE_ROLE" = b ]; then
 		wait_for 10 mc_dropped 5
 	kill $joined
 fi
+
+# Partitions across the link (Documentation/admin-guide.rst): with entry
+# 1 of both tables 0x8001, perftest's RC and UD QPs on it pass; with b's
+# entry 1 0x8002, b drops a's RC requests (rx_drop_pkey) and a's retries
+# run out (b's server ends at its timeout). Both entries emptied after.
+pt=/sys/class/infiniband/sroce0/pkey_table
+check "P_Key table entry 1 set to 0x8001" sh -c "echo '1 0x8001' >$pt"
+pair_cmd "ib_send_bw RC in partition 0x8001 (pkey_index 1), b serving" b \
+	'ib_send_bw -d $dev -x $g --pkey_index=1 -s 1024 -n 50 -F -p 18740' \
+	'ib_send_bw -d $dev -x $g --pkey_index=1 -s 1024 -n 50 -F -p 18740 192.0.2.2'
+pair_cmd "ib_send_bw UD in partition 0x8001 (pkey_index 1), b serving" b \
+	'ib_send_bw -d $dev -x $g -c UD --pkey_index=1 -s 1024 -n 50 -F -p 18741' \
+	'ib_send_bw -d $dev -x $g -c UD --pkey_index=1 -s 1024 -n 50 -F -p 18741 192.0.2.2'
+[ "$SROCE_ROLE" = b ] && echo '1 0x8002' >$pt
+pk0=$(counter rx_drop_pkey)
+barrier pkey-split
+if [ "$SROCE_ROLE" = b ]; then
+	serve_and_tell 18742 timeout 40 ib_send_bw -d sroce0 -x "$g" --pkey_index=1 \
+		-s 1024 -n 5 -F -p 18742 >/tmp/pkey-split.log 2>&1
+	check "a in partition 0x8001, b in 0x8002: b drops a's requests (rx_drop_pkey +$(($(counter rx_drop_pkey) - pk0)))" \
+		test $(($(counter rx_drop_pkey) - pk0)) -ge 1
+else
+	check_fails "a in partition 0x8001, b in 0x8002: a's RC sends fail" \
+		connect_when_told 18742 timeout 60 ib_send_bw -d sroce0 -x "$g" \
+		--pkey_index=1 -s 1024 -n 5 -F -p 18742 192.0.2.2
+fi
+echo '1 0' >$pt
+barrier pkey-done 120
 
 barrier counted
 check "no datagram dropped for its length" \

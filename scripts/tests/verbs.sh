@@ -4,8 +4,9 @@
 # Guest test (topology "one"): verbs objects and their refusals
 # (verbs_neg.py), with rdma-core's pyverbs, and their memory charged to the
 # user's memory cgroup (memcg.py); then the ingress checks, with
-# datagrams crafted in a peer namespace (ingress.py), and what a hostile
-# peer or an off-path sender must not do to an RC QP (hostile.py).
+# datagrams crafted in a peer namespace (ingress.py), partitions (pkey.py),
+# and what a hostile peer or an off-path sender must not do to an RC QP
+# (hostile.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 
 ip link add veth0 type veth peer name veth1
@@ -23,6 +24,9 @@ ip -n peer link set veth1 up
 ip -n peer addr add 2001:db8::2/64 dev veth1 nodad
 ip addr add 2001:db8::1/64 dev veth0 nodad
 tap_program 0 ingress.py sroce0 peer 2001:db8::2 2001:db8::1
+# Partitions: the P_Key table, RC and UD QPs on its entries, the GSI QP
+# and rdma_cm (pkey.py).
+tap_program 0 pkey.py sroce0 peer 2001:db8::2 2001:db8::1 192.0.2.1
 # A hostile peer and an off-path sender (a second address of the peer
 # namespace) against fresh RC QPs (hostile.py).
 ip -n peer addr add 2001:db8::3/64 dev veth1 nodad

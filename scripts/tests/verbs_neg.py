@@ -141,8 +141,8 @@ modify('RESET to INIT without a port', errno.EINVAL, e.IBV_QPS_INIT,
        INIT_MASK & ~e.IBV_QP_PORT, pkey_index=0)
 modify('RESET to INIT on port 2', errno.EINVAL, e.IBV_QPS_INIT, INIT_MASK,
        port_num=2, pkey_index=0)
-modify('RESET to INIT with PKey index 1', errno.EINVAL, e.IBV_QPS_INIT, INIT_MASK,
-       port_num=1, pkey_index=1)
+modify('RESET to INIT with P_Key index 16, past the table', errno.EINVAL,
+       e.IBV_QPS_INIT, INIT_MASK, port_num=1, pkey_index=16)
 modify('RESET to INIT', None, e.IBV_QPS_INIT, INIT_MASK, port_num=1, pkey_index=0,
        qp_access_flags=e.IBV_ACCESS_REMOTE_WRITE)
 tap(state(qp) == e.IBV_QPS_INIT, 'query says INIT')
