@@ -19,6 +19,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
+#include "cc.h"
 #include "counters.h"
 #include "device.h"
 #include "mcast.h"
@@ -277,6 +278,8 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	sroce_set_counter_ops(ibdev);
+	sroce_cc_set_ops(ibdev);
+	sroce_cc_dev_init(&sdev->cc);
 	sroce_set_verbs_ops(ibdev);
 	sroce_mcast_init(sdev);
 
