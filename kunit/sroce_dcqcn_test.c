@@ -32,7 +32,7 @@ static void dcqcn_init_test(struct kunit *test)
 {
 	struct sroce_dcqcn st;
 
-	sroce_dcqcn_init(&st, &test_params, US(1));
+	sroce_dcqcn_init(&st, &test_params);
 	KUNIT_EXPECT_EQ(test, st.rc, 100000U);
 	KUNIT_EXPECT_EQ(test, st.rt, 100000U);
 	KUNIT_EXPECT_EQ(test, st.alpha, 1024U);
@@ -49,7 +49,7 @@ static void dcqcn_cnp_cut_test(struct kunit *test)
 {
 	struct sroce_dcqcn st;
 
-	sroce_dcqcn_init(&st, &test_params, US(1));
+	sroce_dcqcn_init(&st, &test_params);
 	KUNIT_EXPECT_TRUE(test, sroce_dcqcn_cnp(&st, &test_params, US(2)));
 	KUNIT_EXPECT_EQ(test, st.rc, 50000U);
 	KUNIT_EXPECT_EQ(test, st.rt, 100000U);
@@ -89,26 +89,35 @@ static void dcqcn_alpha_decay_test(struct kunit *test)
 }
 
 /*
- * α ages lazily: 25 us after it was set, two whole periods (20 us) have
- * passed, and α is 900; the remaining 5 us count toward the next.
- * A CNP then: α = 900 - 900 * 64 / 1024 + 64 = 900 - 56 + 64 = 908,
- * and the cut is 100000 * 908 / 2048 = 44335 (rounded down).
+ * Before the first CNP α does not age: the first CNP finds it at its
+ * initial value however long the QP waited. After it α ages lazily: 25 us
+ * after the CNP two whole periods (20 us) have passed and α is 900; the
+ * remaining 5 us count toward the next. A CNP then: α = 900 - 900 * 64 /
+ * 1024 + 64 = 900 - 56 + 64 = 908, and the cut from 50000 is 50000 * 908
+ * / 2048 = 22167 (rounded down).
  */
 static void dcqcn_alpha_age_test(struct kunit *test)
 {
 	struct sroce_dcqcn st;
 
-	sroce_dcqcn_init(&st, &test_params, 0);
-	sroce_dcqcn_age(&st, &test_params, US(25));
+	sroce_dcqcn_init(&st, &test_params);
+	sroce_dcqcn_age(&st, &test_params, US(1000));
+	KUNIT_EXPECT_EQ(test, st.alpha, 1024U);
+	KUNIT_EXPECT_TRUE(test, sroce_dcqcn_cnp(&st, &test_params, US(1005)));
+	KUNIT_EXPECT_EQ(test, st.alpha, 1024U);
+	KUNIT_EXPECT_EQ(test, st.rc, 50000U);
+
+	sroce_dcqcn_age(&st, &test_params, US(1030));
 	KUNIT_EXPECT_EQ(test, st.alpha, 900U);
-	KUNIT_EXPECT_EQ(test, st.alpha_ns, US(20));
-	sroce_dcqcn_age(&st, &test_params, US(29));
+	KUNIT_EXPECT_EQ(test, st.alpha_ns, US(1025));
+	sroce_dcqcn_age(&st, &test_params, US(1034));
 	KUNIT_EXPECT_EQ(test, st.alpha, 900U);
 
-	KUNIT_EXPECT_TRUE(test, sroce_dcqcn_cnp(&st, &test_params, US(29)));
+	KUNIT_EXPECT_TRUE(test, sroce_dcqcn_cnp(&st, &test_params, US(1034)));
 	KUNIT_EXPECT_EQ(test, st.alpha, 908U);
-	KUNIT_EXPECT_EQ(test, st.rc, 100000U - 44335U);
-	KUNIT_EXPECT_EQ(test, st.alpha_ns, US(29));
+	KUNIT_EXPECT_EQ(test, st.rt, 50000U);
+	KUNIT_EXPECT_EQ(test, st.rc, 50000U - 22167U);
+	KUNIT_EXPECT_EQ(test, st.alpha_ns, US(1034));
 }
 
 struct dcqcn_step {
@@ -136,7 +145,7 @@ static void dcqcn_increase_test(struct kunit *test)
 	struct sroce_dcqcn st;
 	unsigned int i;
 
-	sroce_dcqcn_init(&st, &test_params, 0);
+	sroce_dcqcn_init(&st, &test_params);
 	st.rc = 40000;
 	st.rt = 60000;
 	for (i = 0; i < ARRAY_SIZE(dcqcn_steps); i++) {
@@ -157,7 +166,7 @@ static void dcqcn_recovery_to_line_test(struct kunit *test)
 	struct sroce_dcqcn st;
 	unsigned int ticks = 0;
 
-	sroce_dcqcn_init(&st, &test_params, 0);
+	sroce_dcqcn_init(&st, &test_params);
 	sroce_dcqcn_cnp(&st, &test_params, US(1));
 	while (sroce_dcqcn_timer(&st, &test_params, US(1 + 50 * ++ticks)))
 		KUNIT_ASSERT_LT(test, ticks, 200U);
@@ -177,12 +186,12 @@ static void dcqcn_min_rate_test(struct kunit *test)
 	struct sroce_dcqcn st;
 	unsigned int i;
 
-	sroce_dcqcn_init(&st, &p, 0);
+	sroce_dcqcn_init(&st, &p);
 	for (i = 1; i <= 20; i++)
 		sroce_dcqcn_cnp(&st, &p, US(10 * i));
 	KUNIT_EXPECT_EQ(test, st.rc, 1000U);
 	p.min_rate = 200000;
-	sroce_dcqcn_init(&st, &p, 0);
+	sroce_dcqcn_init(&st, &p);
 	sroce_dcqcn_cnp(&st, &p, US(10));
 	KUNIT_EXPECT_EQ(test, st.rc, 100000U);
 }
@@ -192,7 +201,7 @@ static void dcqcn_byte_counter_test(struct kunit *test)
 {
 	struct sroce_dcqcn st;
 
-	sroce_dcqcn_init(&st, &test_params, 0);
+	sroce_dcqcn_init(&st, &test_params);
 	KUNIT_EXPECT_EQ(test, sroce_dcqcn_sent(&st, &test_params, 50000), 0U);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0ULL);
 	sroce_dcqcn_cnp(&st, &test_params, US(1));
@@ -274,6 +283,7 @@ static struct kunit_suite sroce_dcqcn_suite = {
 	.name = "sroce_dcqcn",
 	.test_cases = sroce_dcqcn_cases,
 };
+
 kunit_test_suite(sroce_dcqcn_suite);
 
 MODULE_DESCRIPTION("KUnit tests for sroce's DCQCN arithmetic");

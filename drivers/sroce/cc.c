@@ -10,6 +10,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/device.h>
+#include <linux/export.h>
 #include <linux/moduleparam.h>
 #include <linux/sysfs.h>
 #include <net/inet_ecn.h>
@@ -166,6 +167,7 @@ void sroce_cc_qp_start(struct sroce_qp *qp)
 	u32 prio = BIT(path->priority & 7);
 	bool connected;
 
+	lockdep_assert_held(&qp->lock);
 	connected = qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
 	/* From an earlier connection of the QP (through RESET). */
 	hrtimer_cancel(&cc->rate_timer);
@@ -173,7 +175,7 @@ void sroce_cc_qp_start(struct sroce_qp *qp)
 	cc->np_on = connected && (sroce_cc_knob(sdev, SROCE_CC_NP_ENABLE) & prio);
 	cc->rp_on = connected && (sroce_cc_knob(sdev, SROCE_CC_RP_ENABLE) & prio);
 	sroce_cc_params(sdev, &cc->p);
-	sroce_dcqcn_init(&cc->rp, &cc->p, ktime_get_ns());
+	sroce_dcqcn_init(&cc->rp, &cc->p);
 	cc->tbf.next_ns = 0;
 	WRITE_ONCE(cc->paced, cc->rp_on || cc->rate_limit);
 	spin_unlock_bh(&cc->lock);
@@ -205,6 +207,7 @@ void sroce_cc_set_rate_limit(struct sroce_qp *qp, u32 kbps)
 {
 	struct sroce_cc_qp *cc = &qp->cc;
 
+	lockdep_assert_held(&qp->lock);
 	spin_lock_bh(&cc->lock);
 	cc->rate_limit = kbps;
 	/* A new limit starts from a full bucket. */
@@ -341,7 +344,8 @@ static ssize_t sroce_cc_store(struct device *dev, struct device_attribute *attr,
 	return count;
 }
 
-#define SROCE_CC_ATTR(k, n) [k] = {					\
+/* In any order: each file knows its knob. */
+#define SROCE_CC_ATTR(k, n) {						\
 	.attr = __ATTR(n, 0644, sroce_cc_show, sroce_cc_store), .knob = (k) }
 
 static struct sroce_cc_attr sroce_cc_attrs[SROCE_CC_NUM_KNOBS] = {

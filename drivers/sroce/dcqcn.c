@@ -7,14 +7,14 @@
  * caller's (cc.c). Documentation/congestion.rst.
  */
 #include <kunit/visibility.h>
+#include <linux/export.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/time64.h>
 
 #include "dcqcn.h"
 
-void sroce_dcqcn_init(struct sroce_dcqcn *st, const struct sroce_dcqcn_params *p,
-		      u64 now)
+void sroce_dcqcn_init(struct sroce_dcqcn *st, const struct sroce_dcqcn_params *p)
 {
 	st->rc = p->max_rate;
 	st->rt = p->max_rate;
@@ -22,7 +22,7 @@ void sroce_dcqcn_init(struct sroce_dcqcn *st, const struct sroce_dcqcn_params *p
 	st->timer_events = 0;
 	st->byte_events = 0;
 	st->bytes = 0;
-	st->alpha_ns = now;
+	st->alpha_ns = 0;
 	st->cut_ns = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dcqcn_init);
@@ -64,7 +64,7 @@ void sroce_dcqcn_age(struct sroce_dcqcn *st, const struct sroce_dcqcn_params *p,
 	u64 period = (u64)max(p->alpha_us, 1U) * NSEC_PER_USEC;
 	u64 periods;
 
-	if (now <= st->alpha_ns)
+	if (!st->alpha_ns || now <= st->alpha_ns)
 		return;
 	periods = div64_u64(now - st->alpha_ns, period);
 	if (!periods)
@@ -83,7 +83,7 @@ bool sroce_dcqcn_cnp(struct sroce_dcqcn *st, const struct sroce_dcqcn_params *p,
 	sroce_dcqcn_age(st, p, now);
 	st->alpha = st->alpha - sroce_dcqcn_mul(st->alpha, g) + g;
 	st->alpha = min_t(u32, st->alpha, SROCE_DCQCN_ONE);
-	st->alpha_ns = now;
+	st->alpha_ns = now ?: 1;
 	if (st->cut_ns && now - st->cut_ns < (u64)p->reduce_us * NSEC_PER_USEC)
 		return false;
 	/* rc * α / 2: α is a fraction of ONE, so over 2 * ONE. */

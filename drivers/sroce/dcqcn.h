@@ -52,7 +52,8 @@ struct sroce_dcqcn_params {
  * @byte_events: byte counter expiries since the last cut (BC)
  * @bytes: bytes sent toward the next byte counter event
  * @alpha_ns: when @alpha was last brought up to date; whole α periods
- *	after it are decays still to apply
+ *	after it are decays still to apply. 0 until the first CNP: α
+ *	stays at its initial value until then
  * @cut_ns: the last cut, 0 for none yet
  */
 struct sroce_dcqcn {
@@ -79,15 +80,13 @@ enum sroce_dcqcn_stage {
 };
 
 /**
- * sroce_dcqcn_init() - a reaction point at line rate
+ * sroce_dcqcn_init() - a reaction point at line rate, α at its initial value
  * @st: the state
  * @p: its parameters
- * @now: nanoseconds, any monotonic clock
  *
  * Context: any; the caller serialises the users of @st.
  */
-void sroce_dcqcn_init(struct sroce_dcqcn *st, const struct sroce_dcqcn_params *p,
-		      u64 now);
+void sroce_dcqcn_init(struct sroce_dcqcn *st, const struct sroce_dcqcn_params *p);
 
 /**
  * sroce_dcqcn_limited() - whether the rate is below the line rate
@@ -123,7 +122,8 @@ u32 sroce_dcqcn_alpha_decay(u32 alpha, u32 g, u64 periods);
  * @now: nanoseconds
  *
  * The α timer of the paper ticks here, lazily: nothing runs while a QP is
- * idle, and the next event applies the periods that passed.
+ * idle, and the next event applies the periods that passed. Before the
+ * first CNP α does not decay: the first CNP finds the initial value.
  *
  * Context: any; the caller serialises the users of @st.
  */
