@@ -287,7 +287,7 @@ int sroce_qp_modify_check(enum ib_qp_state cur, const struct ib_qp_attr *attr,
 {
 	enum ib_qp_state next = mask & IB_QP_STATE ? attr->qp_state : cur;
 
-	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
 		return -EOPNOTSUPP;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		return -EINVAL;

@@ -13,6 +13,7 @@
 # each field: opcode, BECN, the 16 zero bytes, the length, DSCP 48 and
 # Not-ECT; the ICRC is what sroce's ingress checks before rp_cnp_handled
 # counts); nothing may have gone unhandled. Knob writes out of range fail.
+# Then b checks IB_QP_RATE_LIMIT in loopback (rate_limit.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
@@ -45,6 +46,8 @@ echo 1000000 >$cc/rp_dce_tcp_rtt
 echo 100000 >$cc/rp_time_reset
 echo 0 >$cc/rp_byte_reset
 if [ "$SROCE_ROLE" = a ]; then
+	# One skb per CNP at tc ingress: GRO would gather them in lists.
+	ethtool -K eth0 gro off
 	tc qdisc add dev eth0 clsact
 	check "a's egress marks CE on ECT(0)" \
 		tc filter add dev eth0 egress protocol ip prio 1 u32 \
@@ -59,11 +62,11 @@ if [ "$SROCE_ROLE" = a ]; then
 		match u8 0x81 0xff at 28 match u8 0x40 0xc0 at 32 \
 		match u32 0 0xffffffff at 40 match u32 0 0xffffffff at 44 \
 		match u32 0 0xffffffff at 48 match u32 0 0xffffffff at 52 \
-		action gact pass
+		action gact continue
 	check "a's ingress counts all CNPs" \
 		tc filter add dev eth0 ingress protocol ip prio 2 u32 \
 		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
-		match u8 0x81 0xff at 28 action gact pass
+		match u8 0x81 0xff at 28 action gact continue
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 	echo 1 >/sys/kernel/tracing/events/sroce/sroce_cc_rate/enable
 fi
@@ -101,6 +104,8 @@ if [ "$SROCE_ROLE" = b ]; then
 	check "b: np_ecn_marked_roce_packets > 0 ($(counter np_ecn_marked_roce_packets))" \
 		positive np_ecn_marked_roce_packets
 	check "b: np_cnp_sent > 0 ($(counter np_cnp_sent))" positive np_cnp_sent
+	# IB_QP_RATE_LIMIT, in loopback on b (no CE marking there).
+	tap_program 200 rate_limit.py $dev "$g"
 else
 	check "a: rp_cnp_handled > 0 ($(counter rp_cnp_handled))" positive rp_cnp_handled
 	check "a: rp_cnp_ignored = 0" [ "$(counter rp_cnp_ignored)" = 0 ]
