@@ -176,25 +176,25 @@ void sroce_cc_set_rate_limit(struct sroce_qp *qp, u32 kbps);
 int sroce_cc_check_rate_limit(u32 kbps);
 
 /**
- * sroce_cc_tx_wait() - whether the requester must wait for its bucket
+ * sroce_cc_tx_wait() - whether a QP's engine must wait for its bucket
  * @qp: the QP
  *
- * When it must, the wake timer kicks the requester once the bucket has
- * refilled.
+ * When it must, the wake timer kicks the requester and the responder's
+ * work item once the bucket has refilled.
  *
- * Context: any; the requester's pass.
+ * Context: any; an engine's pass (sroce_tx_throttled()).
  * Return: true to stop sending now.
  */
 bool sroce_cc_tx_wait(struct sroce_qp *qp);
 
 /**
- * sroce_cc_tx_sent() - request bytes went out
- * @qp: the QP
- * @bytes: their length on the wire (BTH to ICRC)
+ * sroce_cc_tx_sent() - data bytes went out (requests, read responses)
+ * @qp: the QP, paced (&sroce_cc_qp.paced)
+ * @bytes: their length from the BTH on
  *
  * Charged to the bucket and to DCQCN's byte counter.
  *
- * Context: any; the requester's pass.
+ * Context: any; an engine's pass (sroce_tx_send()).
  */
 void sroce_cc_tx_sent(struct sroce_qp *qp, u32 bytes);
 
@@ -211,7 +211,8 @@ void sroce_cc_cnp_recv(struct sroce_qp *qp);
 
 /**
  * sroce_cc_np_recv() - the notification point's look at a packet
- * @qp: the connected QP it is for (held), past every ingress check
+ * @qp: the QP it is for (held), past every ingress check; only an RC or
+ *	UC QP's packets are looked at
  * @skb: the packet, off the wire, its IP header in place
  *
  * A CE-marked packet is counted (np_ecn_marked_roce_packets) and, with

@@ -57,7 +57,8 @@ void sroce_cc_np_recv(struct sroce_qp *qp, const struct sk_buff *skb)
 	struct sroce_cc_qp *cc = &qp->cc;
 	u64 now, last;
 
-	if (!sroce_cnp_ce(skb))
+	if ((qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) ||
+	    !sroce_cnp_ce(skb))
 		return;
 	sroce_count(sdev, SROCE_CNT_NP_ECN_MARKED);
 	if (!READ_ONCE(cc->np_on))

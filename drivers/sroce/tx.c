@@ -174,9 +174,11 @@ int sroce_tx_send(struct sroce_qp *qp, struct sk_buff **pkts, unsigned int n)
 	unsigned int i, bytes = 0;
 	struct sk_buff *head;
 
-	for (i = 0; i < n; i++)
-		bytes += pkts[i]->len;
-	sroce_cc_tx_sent(qp, bytes);
+	if (READ_ONCE(qp->cc.paced)) {
+		for (i = 0; i < n; i++)
+			bytes += pkts[i]->len;
+		sroce_cc_tx_sent(qp, bytes);
+	}
 	head = n > 1 ? sroce_net_chain(sdev, &req->path, pkts, n) : pkts[0];
 	sroce_tx_charge(qp, head);
 	/* A packet lost here or later comes back as a timeout or a NAK. */

@@ -54,9 +54,10 @@ if [ "$SROCE_ROLE" = a ]; then
 		match ip tos 0x02 0x03 \
 		action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum iph
 	# CNPs (BTH opcode 0x81 after IP and UDP headers of 20 and 8 bytes):
-	# all of them (prio 2), and those right in every field (prio 1).
+	# those right in every field (prio 10), and all of them (prio 11).
+	# (u32 on clsact lists a's egress filter with the ingress ones too.)
 	check "a's ingress counts well-formed CNPs" \
-		tc filter add dev eth0 ingress protocol ip prio 1 u32 \
+		tc filter add dev eth0 ingress protocol ip prio 10 u32 \
 		match ip tos 0xc0 0xff match u16 60 0xffff at 2 \
 		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
 		match u8 0x81 0xff at 28 match u8 0x40 0xc0 at 32 \
@@ -64,7 +65,7 @@ if [ "$SROCE_ROLE" = a ]; then
 		match u32 0 0xffffffff at 48 match u32 0 0xffffffff at 52 \
 		action gact continue
 	check "a's ingress counts all CNPs" \
-		tc filter add dev eth0 ingress protocol ip prio 2 u32 \
+		tc filter add dev eth0 ingress protocol ip prio 11 u32 \
 		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
 		match u8 0x81 0xff at 28 action gact continue
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
@@ -116,7 +117,7 @@ else
 	sort -k2 -n $work/rates 2>/dev/null | head -n 1 | diag
 	check "a: a resource dump showed the rate below 1 Gbit/s" \
 		sh -c "awk '\$2 < 1000000 { f = 1 } END { exit !f }' $work/rates"
-	# The packets each filter's action took: prio 1, then prio 2.
+	# The packets each filter's action took: prio 10, then prio 11.
 	tc -s -j filter show dev eth0 ingress >$work/filters
 	python3 -c '
 import json, sys
@@ -124,7 +125,7 @@ n = {}
 for f in json.load(open(sys.argv[1])):
     for a in f.get("options", {}).get("actions", []):
         n[f["pref"]] = a["stats"]["packets"]
-print(n.get(1, 0), n.get(2, 0))' $work/filters >$work/cnps
+print(n.get(10, 0), n.get(11, 0))' $work/filters >$work/cnps
 	echo "well formed, all: $(cat $work/cnps)" | diag
 	check "a: CNPs arrived, every one well formed" sh -c \
 		"set -- \$(cat $work/cnps); [ \$1 -gt 0 ] && [ \$1 = \$2 ]"
