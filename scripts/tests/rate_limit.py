@@ -9,7 +9,7 @@ context's command file, as a provider with ibv_cmd_modify_qp_ex() would.
 QP handles are not shown by pyverbs: every handle the context may have is
 tried with a rate limit of 0, which only a QP takes.
 
-Then: 1999 KiB of RDMA WRITEs go at no limit, and at 20 Mbit/s they take
+Then: 2 MiB of RDMA WRITEs go at no limit, and at 20 Mbit/s they take
 at least 0.65 s (0.8 s of tokens past the 64 KiB burst) and go no faster
 than 1.25 times the limit; limits of 999 and 100000001 kbit/s are EINVAL;
 the limit shows in `rdma resource show qp -dd`. Prints TAP.
