@@ -120,6 +120,10 @@ static const struct mask_case mask_cases[] = {
 	{ "err-to-rts", IB_QPT_RC, IB_QPS_ERR, IB_QPS_RTS, RC_RTS, -EINVAL },
 	{ "alt-path", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS, IB_QP_ALT_PATH, -EOPNOTSUPP },
 	{ "vendor-bit", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS, BIT(30), -EOPNOTSUPP },
+	/* A rate limit paces RC and UC requests; datagrams go unpaced. */
+	{ "rc-rate-limit", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS, IB_QP_RATE_LIMIT, 0 },
+	{ "uc-rate-limit", IB_QPT_UC, IB_QPS_RTS, IB_QPS_RTS, IB_QP_RATE_LIMIT, 0 },
+	{ "ud-rate-limit", IB_QPT_UD, IB_QPS_RTS, IB_QPS_RTS, IB_QP_RATE_LIMIT, -EINVAL },
 };
 
 static void mask_case_desc(const struct mask_case *c, char *desc)
@@ -182,6 +186,8 @@ static void values_test(struct kunit *test)
 	BAD(qp_access_flags, IB_ACCESS_MW_BIND, IB_QP_ACCESS_FLAGS);
 	BAD(ah_attr.ah_flags, 0, IB_QP_AV);		/* RoCE needs a GRH */
 	BAD(ah_attr.type, RDMA_AH_ATTR_TYPE_IB, IB_QP_AV);
+	BAD(rate_limit, 999, IB_QP_RATE_LIMIT);		/* kbit/s, 1 Mbit/s at least */
+	BAD(rate_limit, 100000001, IB_QP_RATE_LIMIT);
 #undef BAD
 
 	/* The edges that are still in range. */

@@ -62,6 +62,11 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_GRO] = { .name = "rx_gro" },
 	[SROCE_CNT_RX_DROP_UC_MSG] = { .name = "rx_drop_uc_msg" },
 	[SROCE_CNT_LINK_DOWNED] = { .name = "link_downed" },
+	[SROCE_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
+	[SROCE_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
+	[SROCE_CNT_RP_CNP_HANDLED] = { .name = "rp_cnp_handled" },
+	[SROCE_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
+	[SROCE_CNT_TX_WAIT_RATE] = { .name = "tx_wait_rate" },
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

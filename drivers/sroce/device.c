@@ -19,6 +19,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
+#include "cc.h"
 #include "counters.h"
 #include "device.h"
 #include "mcast.h"
@@ -279,6 +280,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
 	sroce_set_counter_ops(ibdev);
+	sroce_cc_dev_init(&sdev->cc);
 	sroce_set_verbs_ops(ibdev);
 	sroce_mcast_init(sdev);
 	sroce_pkey_table_init(&sdev->pkeys);
@@ -328,6 +330,12 @@ int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
 	if (err)
 		goto err_dealloc;
+	err = sroce_cc_sysfs_add(&sdev->ibdev);
+	if (err) {
+		/* Calls sroce_dealloc_driver() and frees the device. */
+		ib_unregister_device(&sdev->ibdev);
+		return err;
+	}
 
 	/*
 	 * Netdev events that came while we registered found no device: the

@@ -78,9 +78,6 @@ static const u8 sroce_hdr_bytes[] = {
 	sizeof(struct sroce_aeth), sizeof(struct sroce_atomic_ack_eth),
 };
 
-/* The reserved bytes after a CNP's BTH (annex A17.9.2). */
-#define SROCE_CNP_RESERVED	16
-
 static bool sroce_is_request(u8 cls)
 {
 	return cls == SROCE_CLASS_SEND || cls == SROCE_CLASS_WRITE ||

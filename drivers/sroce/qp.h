@@ -100,6 +100,8 @@ struct sroce_qp_params {
  * @resp: responder state (resp.c, reply.c)
  * @tx: requests and read responses handed to the IP stack and not yet
  *	freed by it (tx.c)
+ * @cc: congestion control: reaction point, pacer, notification point
+ *	(cc.c, cnp.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -127,6 +129,7 @@ struct sroce_qp {
 	struct sroce_comp comp;
 	struct sroce_resp resp;
 	struct sroce_tx_acct *tx;
+	struct sroce_cc_qp cc;
 };
 
 /**

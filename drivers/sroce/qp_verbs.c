@@ -16,6 +16,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "ah.h"
+#include "cc.h"
 #include "cq.h"
 #include "mcast.h"
 #include "net.h"
@@ -71,8 +72,13 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_qp_check_cap);
 int sroce_qp_check_params(const struct ib_qp_attr *attr, int mask,
 			  enum ib_qp_type type, enum ib_mtu active_mtu)
 {
-	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | IB_QP_RATE_LIMIT))
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
 		return -EOPNOTSUPP;
+	/* The pacer holds RC and UC requests (cc.c); UD goes unpaced. */
+	if ((mask & IB_QP_RATE_LIMIT) &&
+	    ((type != IB_QPT_RC && type != IB_QPT_UC) ||
+	     sroce_cc_check_rate_limit(attr->rate_limit)))
+		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT_NUM)
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) &&
@@ -151,6 +157,7 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 				   qp->ibqp.qp_num, qp->params.dest_qpn);
 		sroce_path_set_netdev(&qp->req.path, to_sdev(qp->ibqp.device),
 				      sgid);
+		sroce_cc_qp_start(qp);
 	}
 	/* The old path's route is no good for the new one. */
 	dst_cache_reset(&qp->req.dst_cache);
@@ -270,6 +277,8 @@ static void sroce_qp_store(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		p->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_ACCESS_FLAGS)
 		p->access = attr->qp_access_flags;
+	if (mask & IB_QP_RATE_LIMIT)
+		sroce_cc_set_rate_limit(qp, attr->rate_limit);
 	if (mask & IB_QP_AV)
 		rdma_replace_ah_attr(&p->av, &attr->ah_attr);
 }
@@ -279,7 +288,7 @@ int sroce_qp_modify_check(enum ib_qp_state cur, const struct ib_qp_attr *attr,
 {
 	enum ib_qp_state next = mask & IB_QP_STATE ? attr->qp_state : cur;
 
-	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+	if (mask & ~(IB_QP_ATTR_STANDARD_BITS | IB_QP_RATE_LIMIT))
 		return -EOPNOTSUPP;
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		return -EINVAL;
@@ -344,6 +353,7 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->rq_psn = p->rq_psn;
 	attr->sq_psn = p->sq_psn;
 	attr->dest_qp_num = p->dest_qpn;
+	attr->rate_limit = READ_ONCE(qp->cc.rate_limit);
 	attr->qp_access_flags = p->access;
 	attr->cap = qp->cap;
 	/* Queries hand out no GID reference (ib_query_qp() callers put none). */
@@ -511,6 +521,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		init->cap.max_recv_wr = sroce_queue_slots(&qp->rq);
 	qp->cap = init->cap;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	sroce_cc_qp_init(qp);
 	err = sroce_tx_acct_new(qp);
 	if (err)
 		goto err_rings;
@@ -565,7 +576,8 @@ static int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->idle);
-	/* No packet can reach the QP now: stop the requester, then free. */
+	/* No packet can reach the QP now: its timers, the requester, then free. */
+	sroce_cc_qp_stop(qp);
 	sroce_req_free(qp);
 	sroce_reply_free(qp);
 	sroce_tx_acct_put(qp);
@@ -830,6 +842,8 @@ static int sroce_fill_res_qp_attrs(struct sk_buff *msg, struct sroce_qp *qp)
 	     rdma_nl_put_driver_u32(msg, "req_flags", READ_ONCE(qp->req.flags) |
 				    qp->req.rewind << 4 | qp->req.rnr_wait << 5 |
 				    (READ_ONCE(qp->req.window_wait) & 1) << 6)))
+		return -EMSGSIZE;
+	if (sroce_cc_fill_res(msg, qp))
 		return -EMSGSIZE;
 	if (qp->rq.ring &&
 	    (rdma_nl_put_driver_u32(msg, "rq_posted", sroce_queue_count(&qp->rq)) ||

@@ -24,8 +24,9 @@
  *     destination QP
  *
  * A packet that passes goes to the QP's engines: requests to the responder
- * (RC, UC), responses to the completer (RC), datagrams to ud.c (UD, GSI);
- * what no engine takes yet (CNPs) is counted as rx_unhandled. The QP is held
+ * (RC, UC), responses to the completer (RC), datagrams to ud.c (UD, GSI),
+ * CNPs to the QP's reaction point (cc.c); a packet off the wire marked CE
+ * is first shown to the QP's notification point (cnp.c). The QP is held
  * (sroce_qp_get()) for as long as the packet is with it, so a destroy
  * waits.
  *
@@ -41,6 +42,7 @@
 #include <linux/skbuff.h>
 #include <net/ipv6.h>
 
+#include "cc.h"
 #include "comp.h"
 #include "counters.h"
 #include "icrc.h"
@@ -204,8 +206,10 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_CLASS_ATOMIC_ACK:
 		sroce_comp_recv(qp, skb);
 		break;
+	case SROCE_CLASS_CNP:
+		sroce_cc_cnp_recv(qp);
+		break;
 	default:
-		/* CNPs: with congestion control. */
 		sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);
 		break;
 	}
@@ -296,6 +300,8 @@ static void sroce_recv_one(struct sroce_dev *sdev, struct sk_buff *skb,
 		goto drop;
 	}
 
+	if (wire)
+		sroce_cc_np_recv(qp, skb);
 	sroce_recv_dispatch(qp, skb, &info);
 	sroce_qp_put(qp);
 	kfree_skb(skb);

@@ -16,6 +16,7 @@
 #include <kunit/visibility.h>
 #include <linux/slab.h>
 
+#include "cc.h"
 #include "mr.h"
 #include "mw.h"
 #include "net.h"
@@ -84,9 +85,12 @@ void sroce_reply_reset(struct sroce_qp *qp)
 void sroce_reply_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct sroce_path *path;
+	struct sroce_path ack_path;
 	struct sroce_aeth *aeth;
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
+	u8 tclass;
 
 	lockdep_assert_held(&qp->resp.lock);
 	skb = sroce_net_alloc_skb(sdev, sizeof(*bth) + sizeof(*aeth));
@@ -105,7 +109,14 @@ void sroce_reply_ack(struct sroce_qp *qp, u32 psn, u8 syndrome)
 		       sroce_qp_pkey(qp), qp->params.dest_qpn, psn, false);
 	aeth = skb_put(skb, sizeof(*aeth));
 	sroce_aeth_set(aeth, syndrome, qp->resp.msn);
-	sroce_net_xmit(sdev, &qp->req.path, &qp->req.dst_cache, skb);
+	path = &qp->req.path;
+	tclass = sroce_cc_ack_tclass(qp);
+	if (tclass != path->tclass) {
+		ack_path = *path;
+		ack_path.tclass = tclass;
+		path = &ack_path;
+	}
+	sroce_net_xmit(sdev, path, &qp->req.dst_cache, skb);
 }
 
 void sroce_reply_ack_in_order(struct sroce_qp *qp, u32 psn)

@@ -12,6 +12,7 @@
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
+#include "cc.h"
 #include "pkey.h"
 
 #define SROCE_UDP_PORT		4791	/* IANA RoCEv2 */
@@ -126,6 +127,15 @@
  *	access, length); UC has no NAK
  * @SROCE_CNT_LINK_DOWNED: times the port went from active to down (the
  *	netdev lost its carrier or was set down)
+ * @SROCE_CNT_NP_ECN_MARKED: packets off the wire for a QP with CE in
+ *	their IP header (Documentation/congestion.rst)
+ * @SROCE_CNT_NP_CNP_SENT: CNPs sent for them
+ * @SROCE_CNT_RP_CNP_HANDLED: CNPs received by a QP whose reaction point
+ *	is on (each raises α; the rate falls unless it fell just before)
+ * @SROCE_CNT_RP_CNP_IGNORED: CNPs received by a QP whose reaction point
+ *	is off
+ * @SROCE_CNT_TX_WAIT_RATE: times an engine stopped for its QP's rate
+ *	(DCQCN or IB_QP_RATE_LIMIT)
  * @SROCE_NUM_COUNTERS: number of counters
  *
  * The order of the ingress checks is recv.c's.
@@ -172,6 +182,11 @@ enum sroce_counter {
 	SROCE_CNT_RX_GRO,
 	SROCE_CNT_RX_DROP_UC_MSG,
 	SROCE_CNT_LINK_DOWNED,
+	SROCE_CNT_NP_ECN_MARKED,
+	SROCE_CNT_NP_CNP_SENT,
+	SROCE_CNT_RP_CNP_HANDLED,
+	SROCE_CNT_RP_CNP_IGNORED,
+	SROCE_CNT_TX_WAIT_RATE,
 	SROCE_NUM_COUNTERS
 };
 
@@ -226,6 +241,7 @@ struct page_pool;
  *	(sroce_net_alloc_skb_reuse()), or NULL
  * @tx_pages_lock: serialises allocations from @tx_pages (a page pool
  *	takes one consumer at a time)
+ * @cc: congestion control parameters (cc.h, the cc/ sysfs files)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -248,6 +264,7 @@ struct sroce_dev {
 	struct sroce_tx_pool *tx_pool;
 	struct page_pool *tx_pages;
 	spinlock_t tx_pages_lock;	/* see the kernel-doc above */
+	struct sroce_cc_dev cc;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -73,6 +73,19 @@ DEFINE_EVENT(sroce_qp_event, sroce_nak,
 	     TP_ARGS(ibqp, a, b, c)
 );
 
+/*
+ * The QP's DCQCN rate changed (a CNP's cut, a timer or byte counter
+ * increase): current rate @a and target rate @b in kbit/s, alpha @c in
+ * 1/1024.
+ */
+DEFINE_EVENT_PRINT(sroce_qp_event, sroce_cc_rate,
+		   TP_PROTO(struct ib_qp *ibqp, u32 a, u32 b, u32 c),
+		   TP_ARGS(ibqp, a, b, c),
+		   TP_printk("%s qpn=%u rate=%ukbps target=%ukbps alpha=%u/1024",
+			     __entry->dev, __entry->qpn, __entry->a, __entry->b,
+			     __entry->c)
+);
+
 /* An RNR NAK makes the requester wait @a us; @b retries remain. */
 DEFINE_EVENT_PRINT(sroce_qp_event, sroce_rnr_wait,
 		   TP_PROTO(struct ib_qp *ibqp, u32 a, u32 b, u32 c),

@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 
+#include "cc.h"
 #include "net.h"
 #include "qp.h"
 #include "req.h"
@@ -170,8 +171,14 @@ int sroce_tx_send(struct sroce_qp *qp, struct sk_buff **pkts, unsigned int n)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
+	unsigned int i, bytes = 0;
 	struct sk_buff *head;
 
+	if (READ_ONCE(qp->cc.paced)) {
+		for (i = 0; i < n; i++)
+			bytes += pkts[i]->len;
+		sroce_cc_tx_sent(qp, bytes);
+	}
 	head = n > 1 ? sroce_net_chain(sdev, &req->path, pkts, n) : pkts[0];
 	sroce_tx_charge(qp, head);
 	/* A packet lost here or later comes back as a timeout or a NAK. */
@@ -189,6 +196,9 @@ bool sroce_tx_throttled(struct sroce_qp *qp)
 {
 	struct sroce_tx_acct *tx = qp->tx;
 
+	/* The QP's rate first: its wake timer kicks the same engines. */
+	if (sroce_cc_tx_wait(qp))
+		return true;
 	if (!sroce_tx_over(tx))
 		return false;
 	set_bit(0, &tx->waiting);

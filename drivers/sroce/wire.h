@@ -39,6 +39,8 @@ struct sroce_bth {
 #define SROCE_BTH_FECN		BIT(31)
 #define SROCE_BTH_BECN		BIT(30)
 #define SROCE_BTH_ACKREQ	BIT(31)
+/* The reserved bytes after a CNP's BTH (annex A17.9.2). */
+#define SROCE_CNP_RESERVED	16
 /* The byte of dqpn that the ICRC treats as variant (FECN, BECN, resv6). */
 #define SROCE_BTH_VARIANT_BYTE	4
 

@@ -6,7 +6,8 @@
 # ODP buffers) and ibv_uc_pingpong validating every buffer, the verifying
 # program, ATOMIC WRITE and FLUSH (aw_pair.py) and perftest (every RC test on bpo,
 # WRITE and READ bandwidth elsewhere), then UD and rdma_cm traffic
-# (pair_cm), with sroce serving and with rdma_rxe serving.
+# (pair_cm), with sroce serving and with rdma_rxe serving; sroce with its
+# congestion control on (SROCE_CC=0: off).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
@@ -20,6 +21,14 @@ ip addr add "192.0.2.$me/24" dev eth0
 # sroce and rdma_rxe exclude each other; each guest loads only its own.
 [ $driver = rxe ] && modprobe rdma_rxe
 check "rdma link add dev0 type $driver" rdma link add dev0 type $driver netdev eth0
+# Congestion control on at sroce's end unless SROCE_CC=0: its packets
+# leave ECN-capable, and rdma_rxe, which neither marks nor sends CNPs,
+# must not notice (Documentation/congestion.rst).
+if [ $driver = sroce ] && [ "${SROCE_CC:-1}" = 1 ]; then
+	check "sroce: congestion control on" sh -c \
+		'echo 255 >/sys/class/infiniband/dev0/cc/np_enable &&
+		 echo 255 >/sys/class/infiniband/dev0/cc/rp_enable'
+fi
 
 check "IPv4 GID" wait_for 10 pair_gid dev0
 g=$(pair_gid dev0)

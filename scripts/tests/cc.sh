@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test (topology "pair"): congestion control between two sroce
+# guests (Documentation/congestion.rst). Both enable it; a tc filter on
+# guest a's egress marks CE on every ECT(0) packet a sends (as a switch
+# past its threshold would), so b is the notification point for a's data
+# and a the reaction point. ibv_rc_pingpong moves validated buffers both
+# ways; then b must have counted CE-marked packets and sent CNPs; a must
+# have handled them, cut its rate (tracepoint, resource dump) and held
+# itself back to it (tx_wait_rate); every CNP a received must have the
+# wire format of annex A17.9.2 (a tc u32 filter on a's ingress matches
+# each field: opcode, BECN, the 16 zero bytes, the length, DSCP 48 and
+# Not-ECT; the ICRC is what sroce's ingress checks before rp_cnp_handled
+# counts); nothing may have gone unhandled. Knob writes out of range fail.
+# Then b checks IB_QP_RATE_LIMIT in loopback (rate_limit.py).
+. "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/rendezvous.sh"
+. "$SROCE_SRC/scripts/guest/pair_traffic.sh"
+
+case $SROCE_ROLE in
+a) me=1 peer=2 ;;
+*) me=2 peer=1 ;;
+esac
+dev=dev0
+cc=/sys/class/infiniband/$dev/cc
+work=/tmp/cc
+mkdir -p $work
+ip link set eth0 up
+ip addr add "192.0.2.$me/24" dev eth0
+check "rdma link add $dev type sroce" rdma link add $dev type sroce netdev eth0
+check "the cc/ knobs are there, off by default" \
+	sh -c "[ \$(cat $cc/rp_enable) = 0 ] && [ \$(cat $cc/np_enable) = 0 ]"
+check_fails "np_cnp_dscp refuses 64" sh -c "echo 64 >$cc/np_cnp_dscp"
+check_fails "rp_dce_tcp_g refuses 0" sh -c "echo 0 >$cc/rp_dce_tcp_g"
+echo 255 >$cc/np_enable
+echo 255 >$cc/rp_enable
+# Time scaled to TCG, where packets are milliseconds apart: a line rate
+# near what it carries, alpha decaying over a second (not 55 us, which
+# would leave it near 0 between two CNPs and each cut tiny) and recovery
+# by a slow timer alone, so that the cuts add up, last long enough for a
+# resource dump to see them, and bring the rate under what a sends.
+echo 1000 >$cc/rp_max_rate
+echo 20 >$cc/rp_min_rate
+echo 1000000 >$cc/rp_dce_tcp_rtt
+echo 100000 >$cc/rp_time_reset
+echo 0 >$cc/rp_byte_reset
+if [ "$SROCE_ROLE" = a ]; then
+	# One skb per CNP at tc ingress: GRO would gather them in lists.
+	ethtool -K eth0 gro off
+	tc qdisc add dev eth0 clsact
+	check "a's egress marks CE on ECT(0)" \
+		tc filter add dev eth0 egress protocol ip prio 1 u32 \
+		match ip tos 0x02 0x03 \
+		action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum iph
+	# CNPs (BTH opcode 0x81 after IP and UDP headers of 20 and 8 bytes):
+	# those right in every field (prio 10), and all of them (prio 11).
+	# (u32 on clsact lists a's egress filter with the ingress ones too.)
+	check "a's ingress counts well-formed CNPs" \
+		tc filter add dev eth0 ingress protocol ip prio 10 u32 \
+		match ip tos 0xc0 0xff match u16 60 0xffff at 2 \
+		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
+		match u8 0x81 0xff at 28 match u8 0x40 0xc0 at 32 \
+		match u32 0 0xffffffff at 40 match u32 0 0xffffffff at 44 \
+		match u32 0 0xffffffff at 48 match u32 0 0xffffffff at 52 \
+		action gact continue
+	check "a's ingress counts all CNPs" \
+		tc filter add dev eth0 ingress protocol ip prio 11 u32 \
+		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
+		match u8 0x81 0xff at 28 action gact continue
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	echo 1 >/sys/kernel/tracing/events/sroce/sroce_cc_rate/enable
+fi
+check "IPv4 GID" wait_for 10 pair_gid $dev
+g=$(pair_gid $dev)
+barrier up
+check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
+
+# The rate in every resource dump while traffic runs (it recovers after).
+sample_rates() {
+	while [ ! -e $work/stop ]; do
+		rdma resource show qp link $dev/1 -dd 2>/dev/null |
+			grep -o 'cc_rate_kbps [0-9]*' >>$work/rates
+		sleep 0.2
+	done
+}
+
+barrier traffic
+if [ "$SROCE_ROLE" = a ]; then
+	sample_rates &
+	check "a connects: rc_pingpong 64 KiB x 100, validated" connect_when_told 18600 \
+		timeout 150 ibv_rc_pingpong -d $dev -g "$g" -p 18600 -c -s 65536 -n 100 \
+		"192.0.2.$peer"
+	touch $work/stop
+	wait
+else
+	check "b serves: rc_pingpong 64 KiB x 100, validated" serve_and_tell 18600 \
+		timeout 150 ibv_rc_pingpong -d $dev -g "$g" -p 18600 -c -s 65536 -n 100
+fi
+barrier done 200
+
+counter() { link_counter $dev "$1"; }
+positive() { [ "$(counter "$1")" -gt 0 ]; }
+if [ "$SROCE_ROLE" = b ]; then
+	check "b: np_ecn_marked_roce_packets > 0 ($(counter np_ecn_marked_roce_packets))" \
+		positive np_ecn_marked_roce_packets
+	check "b: np_cnp_sent > 0 ($(counter np_cnp_sent))" positive np_cnp_sent
+	# IB_QP_RATE_LIMIT, in loopback on b (no CE marking there).
+	tap_program 200 rate_limit.py $dev "$g"
+else
+	check "a: rp_cnp_handled > 0 ($(counter rp_cnp_handled))" positive rp_cnp_handled
+	check "a: rp_cnp_ignored = 0" [ "$(counter rp_cnp_ignored)" = 0 ]
+	check "a: rx_unhandled = 0" [ "$(counter rx_unhandled)" = 0 ]
+	grep sroce_cc_rate /sys/kernel/tracing/trace | head -n 3 | diag
+	check "a: the tracepoint saw the rate fall below 1 Gbit/s" \
+		sh -c "grep -q 'rate=[0-9]\{1,6\}kbps' /sys/kernel/tracing/trace"
+	sort -k2 -n $work/rates 2>/dev/null | head -n 1 | diag
+	check "a: a resource dump showed the rate below 1 Gbit/s" \
+		sh -c "awk '\$2 < 1000000 { f = 1 } END { exit !f }' $work/rates"
+	# The packets each filter's action took: prio 10, then prio 11.
+	tc -s -j filter show dev eth0 ingress >$work/filters
+	python3 -c '
+import json, sys
+n = {}
+for f in json.load(open(sys.argv[1])):
+    for a in f.get("options", {}).get("actions", []):
+        n[f["pref"]] = a["stats"]["packets"]
+print(n.get(10, 0), n.get(11, 0))' $work/filters >$work/cnps
+	echo "well formed, all: $(cat $work/cnps)" | diag
+	check "a: CNPs arrived, every one well formed" sh -c \
+		"set -- \$(cat $work/cnps); [ \$1 -gt 0 ] && [ \$1 = \$2 ]"
+	check "a: none failed the ICRC ($(counter rx_drop_icrc))" [ "$(counter rx_drop_icrc)" = 0 ]
+	check "a: tx_wait_rate > 0 ($(counter tx_wait_rate)): the pacer held a back" \
+		positive tx_wait_rate
+fi
+tap_done
