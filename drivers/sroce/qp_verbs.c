@@ -382,19 +382,21 @@ static int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	return 0;
 }
 
-/*
- * A random QPN, unique on the device; QP1 is the GSI QP's own. The number
- * is reserved (lookups find nothing) until the QP is complete.
- */
 /* Source of &sroce_qp.id: 64 bits, never wraps. */
 static atomic64_t sroce_qp_ids = ATOMIC64_INIT(0);
 
+/*
+ * A random QPN, unique on the device; QP1 is the GSI QP's own. The number
+ * is reserved (lookups find nothing) until the QP is complete. And the
+ * QP's id, which no other QP gets.
+ */
 static int sroce_qpn_alloc(struct sroce_dev *sdev, struct sroce_qp *qp)
 {
 	unsigned int i;
 	u32 qpn;
 	int err;
 
+	qp->id = atomic64_inc_return(&sroce_qp_ids);
 	if (qp->ibqp.qp_type == IB_QPT_GSI) {
 		err = xa_insert(&sdev->qps, SROCE_QPN_GSI, NULL, GFP_KERNEL);
 		qpn = SROCE_QPN_GSI;
@@ -508,7 +510,6 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->params.path_mtu = IB_MTU_256;
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->idle);
-	qp->id = atomic64_inc_return(&sroce_qp_ids);
 	err = sroce_qpn_alloc(sdev, qp);
 	if (err)
 		goto err_mutex;
