@@ -23,8 +23,8 @@ with the cycles it ran and their mean time, and the slab and vmalloc
 memory before and after.
 
 Every eighth cycle is one of the heavy kinds (netdev, netns, rmmod), the
-others the light ones, each in turn: 50 cycles took 3.4 minutes on the
-debug kernel under TCG, on a host loaded about 3 times over.
+others the light ones, each in turn: 50 cycles took 3.4 to 4.7 minutes
+on the debug kernel under TCG, on a 2-core host loaded 3 times over.
 
 usage: endure.py CYCLES"""
 import os
