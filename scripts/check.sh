@@ -169,7 +169,7 @@ jobs() {
 	# hours there.
 	case "$full:$t" in
 	1:debug) echo "$t one endure 14400" ;;
-	*:debug) echo "$t one endure 600" ;;
+	*:debug) echo "$t one endure 900" ;;
 	esac
 	# KUnit suites exist only where the kernel has KUnit (debug).
 	[ -f "$SROCE_TOP/out/$t/sroce_psn_test.ko" ] && echo "$t one kunit 600"
