@@ -7,7 +7,7 @@
 #   scripts/check.sh [--targets "deb12 deb13 bpo"] [--full]
 # The heavy suites (pyverbs, storage, nvmf, iser, interop, loss) and nfs
 # run on bpo, pyverbs, nvmf, interop and loss also on debug, and hostile
-# on debug alone; deb12 and deb13 run the smoke subset; each target all
+# and endure on debug alone; deb12 and deb13 run the smoke subset; each target all
 # of them with --full (make check FULL=1), but for nfs on debug, whose
 # kernel has no NFS. jobs() below has the list and its reasons.
 # Logs of every guest are kept in out/check/TARGET-SUITE/. Suites of all
@@ -162,6 +162,14 @@ jobs() {
 	case "$full:$t" in
 	1:debug) ;;
 	1:* | *:bpo) echo "$t pair nfs 900" ;;
+	esac
+	# Endurance (issue 52): teardown under traffic and allocation
+	# failures, on debug alone, whose checkers (KASAN, lockdep, kmemleak)
+	# judge what a teardown leaves; the long form's 1,000 cycles take
+	# hours there.
+	case "$full:$t" in
+	1:debug) echo "$t one endure 14400" ;;
+	*:debug) echo "$t one endure 900" ;;
 	esac
 	# KUnit suites exist only where the kernel has KUnit (debug).
 	[ -f "$SROCE_TOP/out/$t/sroce_psn_test.ko" ] && echo "$t one kunit 600"

@@ -79,20 +79,24 @@ def gid_index(ctx, gid, tries=100):
     return None
 
 
-def async_event(ctx, timeout):
+def async_event(ctx, timeout, nth=0):
     """The type of @ctx's next async event (acknowledged), or None after
     @timeout seconds. The event file is the one of the process's open
     files that the kernel names infinibandevent (pyverbs does not give
-    its descriptor)."""
+    its descriptor); with several contexts open, the @nth of them in
+    descriptor order (contexts opened in turn with no descriptor freed
+    between: @nth is the order of opening)."""
+    fds = []
     for fd in os.listdir('/proc/self/fd'):
         try:
             if 'infinibandevent' in os.readlink('/proc/self/fd/' + fd):
-                break
+                fds.append(int(fd))
         except OSError:
             pass
-    else:
+    if len(fds) <= nth:
         return None
-    if not select.select([int(fd)], [], [], timeout)[0]:
+    fd = sorted(fds)[nth]
+    if not select.select([fd], [], [], timeout)[0]:
         return None
     ev = ctx.get_async_event()
     kind = ev.event_type

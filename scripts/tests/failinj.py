@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Allocation failures on every create path (issue 52, item 2). For each
+path the N-th allocation this process makes in the kernel is failed
+(/proc/thread-self/fail-nth, with failslab and fail_page_alloc set to
+consider every kmalloc and page allocation but user memory), for N = 1,
+2, ... until the create goes through with no failure left to inject. A
+create that met its failure must raise a clean errno (or, where the
+allocation was optional, make the object all the same), and leave nothing
+behind: the device's resource counts as before. Then the device must
+still carry traffic. Paths: the device itself (RDMA_NLDEV_CMD_NEWLINK,
+sent from here), context, PD, CQ, QP (RC, UC, UD), SRQ, MR (plain and
+on-demand), MW (type 1 and 2), AH and a multicast attach; and the
+packet path: RC SENDs to a QP of PEERDEV (another host as far as DEV
+knows, so the doorbell sends from the system call) posted with each
+allocation of the doorbell failed once, which must complete all the same
+(sent again from the work item, or by the next doorbell). A library
+refusal that names no errno counts as clean (libibverbs skips a device
+whose sysfs files it could not read). Prints TAP.
+
+usage: failinj.py DEV NETDEV PEERDEV (PEERDEV: at 192.0.2.2, across NETDEV)"""
+import errno
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+import pyverbs.enums as e
+from pyverbs.addr import AH, GID, AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR, MW
+from pyverbs.pd import PD
+from pyverbs.qp import QP, QPCap, QPInitAttr
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
+
+import rdmatest
+import roce
+
+DEV, NETDEV, PEER = sys.argv[1], sys.argv[2], sys.argv[3]
+DBG = '/sys/kernel/debug'
+CLEAN = (errno.ENOMEM, errno.ENOBUFS, errno.EAGAIN, errno.ENOSPC)
+MAX_N = 400
+tap = rdmatest.Tap()
+
+
+def put(path, value):
+    with open(os.path.join(DBG, path), 'w') as f:
+        f.write(str(value))
+
+
+def setup_attrs():
+    """Both capabilities consider every allocation (sleeping ones too, of
+    any order) but user pages; nothing printed; no failure but the one
+    fail-nth asks for (times 0 keeps their own rules from firing)."""
+    for attr in ('failslab', 'fail_page_alloc'):
+        put(attr + '/verbose', 0)
+        put(attr + '/ignore-gfp-wait', 'N')
+        put(attr + '/probability', 0)
+        put(attr + '/times', 0)
+    put('fail_page_alloc/ignore-gfp-highmem', 'Y')
+    put('fail_page_alloc/min-order', 0)
+
+
+class FailNth:
+    """/proc/thread-self/fail-nth, held open: arming and reading it back
+    must not allocate (an open would)."""
+
+    def __init__(self):
+        self.fd = os.open('/proc/thread-self/fail-nth', os.O_RDWR)
+
+    def arm(self, n):
+        os.pwrite(self.fd, b'%d' % n, 0)
+
+    def disarm(self):
+        """Whether the armed failure was injected; disarmed after."""
+        left = int((os.pread(self.fd, 32, 0).split() or [b'0'])[0])
+        os.pwrite(self.fd, b'0', 0)
+        return left == 0
+
+
+def resources():
+    """DEV's line of `rdma resource show`: its object counts."""
+    out = subprocess.run(['rdma', 'resource', 'show'], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        if (' %s: ' % DEV) in line:
+            return line.split(':', 2)[2].strip()
+    return ''
+
+
+def errno_of(ex):
+    for attr in ('error_code', 'errno'):
+        v = getattr(ex, attr, None)
+        if isinstance(v, int) and v:
+            return abs(v)
+    if isinstance(ex, MemoryError):
+        return errno.ENOMEM
+    return None
+
+
+def sweep(name, create, close=lambda o: o.close(), count=resources):
+    """Fail each allocation of @create once. One TAP line."""
+    fn = FailNth()
+    base = count()
+    bad = []
+    errnos = set()
+    recovered = 0
+    n = 1
+    while n <= MAX_N:
+        fn.arm(n)
+        obj = err = None
+        try:
+            obj = create()
+        except Exception as ex:     # the injected failure, as an exception
+            err = ex
+        injected = fn.disarm()
+        if obj is not None:
+            close(obj)
+        if not injected:
+            if err is not None:
+                bad.append('n=%d: failed with nothing injected: %r' % (n, err))
+            break
+        if err is None:
+            recovered += 1
+        else:
+            errnos.add(errno_of(err))
+            if errno_of(err) not in CLEAN + (None,):
+                bad.append('n=%d: %r' % (n, err))
+        n += 1
+    os.close(fn.fd)
+    # Once, not per step: `rdma` costs a fork and exec under TCG and KASAN.
+    left = count()
+    if left != base:
+        bad.append('left behind: %s (was %s)' % (left, base))
+    if n > MAX_N:
+        bad.append('still failing at n=%d' % MAX_N)
+    return tap(not bad, '%s: each of its %d allocations failed once: a clean errno '
+               '(%s) or the object made all the same (%d), nothing left behind' % (
+                   name, n - 1, ' '.join(errno.errorcode.get(x, str(x)) for x in errnos),
+                   recovered), '; '.join(bad[:4]))
+
+
+def nl_attr(kind, data):
+    data += b'\0'
+    pad = (4 - len(data) % 4) % 4
+    return struct.pack('HH', 4 + len(data), kind) + data + b'\0' * pad
+
+
+def newlink(name):
+    """RDMA_NLDEV_CMD_NEWLINK from this process, as `rdma link add NAME
+    type sroce netdev NETDEV` sends it. Raises OSError with the errno."""
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 20)  # NETLINK_RDMA
+    # An ACK the kernel could not allocate never comes.
+    s.settimeout(5)
+    try:
+        body = (nl_attr(2, name.encode()) + nl_attr(65, b'sroce') +
+                nl_attr(51, NETDEV.encode()))
+        kind = (5 << 10) + 3            # RDMA_NL_NLDEV, NEWLINK
+        flags = 0x1 | 0x4 | 0x200 | 0x400   # REQUEST ACK EXCL CREATE
+        s.send(struct.pack('IHHII', 16 + len(body), kind, flags, 1, 0) + body)
+        reply = s.recv(4096)
+        code = struct.unpack_from('i', reply, 16)[0]
+        if code:
+            raise OSError(-code, os.strerror(-code))
+    finally:
+        s.close()
+    return name
+
+
+def dellink(name):
+    subprocess.run(['rdma', 'link', 'delete', name], capture_output=True)
+
+
+def devices():
+    return ' '.join(sorted(d for d in os.listdir('/sys/class/infiniband')
+                           if d.startswith('sroce')))
+
+
+for attr in ('failslab', 'fail_page_alloc'):
+    if not os.path.isdir(os.path.join(DBG, attr)):
+        tap(False, 'debugfs has %s' % attr)
+        sys.exit(tap.done())
+setup_attrs()
+
+sweep('device (NEWLINK)', lambda: newlink('sroce9'), dellink, devices)
+ctx = Context(name=DEV)
+gidx = rdmatest.gid_index(ctx, roce.gid_text('::ffff:192.0.2.1'))
+if gidx is None:
+    tap(False, 'the IPv4 GID of %s' % DEV)
+    sys.exit(tap.done())
+gid = ctx.query_gid(1, gidx)
+sweep('context', lambda: Context(name=DEV))
+pd = PD(ctx)
+sweep('PD', lambda: PD(ctx))
+cq = CQ(ctx, 64)
+sweep('CQ', lambda: CQ(ctx, 64))
+for kind, label in ((e.IBV_QPT_RC, 'RC'), (e.IBV_QPT_UC, 'UC'), (e.IBV_QPT_UD, 'UD')):
+    sweep('QP ' + label, lambda k=kind: QP(pd, QPInitAttr(
+        qp_type=k, scq=cq, rcq=cq, cap=QPCap(max_send_wr=16, max_recv_wr=16))))
+sweep('SRQ', lambda: SRQ(pd, SrqInitAttr(SrqAttr(max_wr=16))))
+sweep('MR', lambda: MR(pd, 65536, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ))
+sweep('MR on demand', lambda: MR(pd, 65536, e.IBV_ACCESS_LOCAL_WRITE |
+                                 e.IBV_ACCESS_ON_DEMAND))
+sweep('MW type 1', lambda: MW(pd, e.IBV_MW_TYPE_1))
+sweep('MW type 2', lambda: MW(pd, e.IBV_MW_TYPE_2))
+sweep('AH', lambda: AH(pd, attr=AHAttr(port_num=1, is_global=1, gr=GlobalRoute(
+    dgid=gid, sgid_index=gidx, hop_limit=64))))
+ud = rdmatest.new_qp(pd, cq, e.IBV_QPT_UD, max_send_wr=16, max_recv_wr=16)
+rdmatest.modify(ud, e.IBV_QPS_INIT, pkey_index=0, port_num=1, qkey=0x1111)
+mgid = roce.gid_text('ff0e::152')
+
+
+class Attached:
+    def close(self):
+        ud.detach_mcast(mgid_obj, 0)
+
+
+mgid_obj = GID(mgid)
+sweep('multicast attach', lambda: (ud.attach_mcast(mgid_obj, 0), Attached())[1])
+
+# The packet path: each allocation of a doorbell's system call failed
+# once, on RC SENDs to PEER's QP. A SEND whose doorbell failed goes with
+# the next doorbell at the latest; every one must complete.
+mr = MR(pd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
+pctx = Context(name=PEER)
+pgidx = rdmatest.gid_index(pctx, roce.gid_text('::ffff:192.0.2.2'))
+ppd = PD(pctx)
+pmr = MR(ppd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
+acq, bcq = CQ(ctx, 32), CQ(pctx, 32)
+a = rdmatest.new_qp(pd, acq, max_send_wr=16, max_recv_wr=16)
+b = rdmatest.new_qp(ppd, bcq, max_send_wr=16, max_recv_wr=16)
+rdmatest.rc_connect(a, pctx.query_gid(1, pgidx), gidx, b.qp_num)
+rdmatest.rc_connect(b, gid, pgidx, a.qp_num)
+fn = FailNth()
+injected = refused = 0
+SENDS = 12
+for n in range(1, SENDS + 1):
+    b.post_recv(RecvWR(wr_id=n, num_sge=1, sg=[SGE(pmr.buf, 4096, pmr.lkey)]))
+    last = n == SENDS
+    if not last:
+        fn.arm(n)
+    try:
+        a.post_send(SendWR(wr_id=n, opcode=e.IBV_WR_SEND, num_sge=1,
+                           sg=[SGE(mr.buf, 1024, mr.lkey)],
+                           send_flags=e.IBV_SEND_SIGNALED))
+    except Exception as ex:
+        refused += 1
+        print('# doorbell %d: %r' % (n, ex), flush=True)
+    if not last:
+        injected += fn.disarm()
+wcs = rdmatest.poll(acq, SENDS, timeout=30)
+ok = [w for w in wcs if w.status == e.IBV_WC_SUCCESS]
+tap(len(ok) == SENDS and injected > 0,
+    'SENDs whose doorbell met a failed allocation all completed (%d of %d '
+    'doorbells had one, %d refused)' % (injected, SENDS - 1, refused),
+    '%d of %d completed' % (len(ok), SENDS))
+rdmatest.poll(bcq, SENDS, timeout=5)
+for o in (a, b, acq, bcq, mr, pmr, ppd, pctx, ud):
+    o.close()
+
+# Still a working device.
+mr = MR(pd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
+(a, acq), (b, bcq) = rdmatest.rc_pair(ctx, pd, gid, gidx)
+b.post_recv(RecvWR(wr_id=1, num_sge=1, sg=[SGE(mr.buf + 4096, 4096, mr.lkey)]))
+a.post_send(SendWR(wr_id=1, opcode=e.IBV_WR_SEND, num_sge=1,
+                   sg=[SGE(mr.buf, 4096, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED))
+wcs = rdmatest.poll(acq, 1)
+tap(len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS,
+    'the device still carries an RC SEND afterwards')
+for o in (a, b, acq, bcq, mr, cq, pd, ctx):
+    o.close()
+time.sleep(0.1)
+sys.exit(tap.done())
