@@ -614,15 +614,24 @@ static void res_dup_newest_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, r1->pending);
 	KUNIT_EXPECT_EQ(test, resp.res_pending, 1U);
 
+	KUNIT_EXPECT_TRUE(test, r1->replay);
+
 	/*
-	 * Both slots pending and a READ after both asked for, one never
-	 * seen: none is free, and the two keep their place.
+	 * Both slots pending, the oldest (READ 1) a replay, and a READ after
+	 * both asked for, one never seen: a requester keeping to two READs
+	 * has had all of READ 1 (the first answers came late), so READ 1
+	 * gives its slot; READ 2 keeps its place.
 	 */
 	r2 = res_read(test, &resp, 240);
+	KUNIT_EXPECT_FALSE(test, r2->replay);
 	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
 	KUNIT_EXPECT_NULL(test, sroce_res_find_read(&resp, 600, RES_MTU));
-	KUNIT_EXPECT_NULL(test, sroce_res_restart(&resp, NULL, 600));
+	KUNIT_EXPECT_PTR_EQ(test, sroce_res_restart(&resp, NULL, 600), r1);
+	KUNIT_EXPECT_EQ(test, r1->psn, 600U);
 	KUNIT_EXPECT_TRUE(test, r1->pending && r2->pending);
+	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
+	/* Now the oldest is READ 2, no replay: a third is over the limit. */
+	KUNIT_EXPECT_NULL(test, sroce_res_take(&resp));
 	KUNIT_EXPECT_EQ(test, resp.res_pending, 2U);
 
 	/* Back before both: both dropped, the requester asks again. */

@@ -156,9 +156,21 @@ struct sroce_res *sroce_res_take(struct sroce_resp *resp)
 	struct sroce_res *r;
 
 	lockdep_assert_held(&resp->lock);
-	if (resp->res_pending == resp->nres)
-		return NULL;
 	r = &resp->res[resp->res_head];
+	/*
+	 * All pending: the oldest is the slot at the head. A requester that
+	 * keeps to max_rd_atomic asks for more only once it has every
+	 * response of that one, so if the oldest was taken again for a
+	 * duplicate (the first responses came late, not lost), its answers
+	 * are no longer awaited: it gives way. Otherwise the request is
+	 * over the limit.
+	 */
+	if (resp->res_pending == resp->nres) {
+		if (!r->replay)
+			return NULL;
+		r->pending = false;
+		resp->res_pending--;
+	}
 	resp->res_head = (resp->res_head + 1) % resp->nres;
 	resp->res_pending++;
 	memset(r, 0, sizeof(*r));
@@ -462,12 +474,15 @@ struct sroce_res *sroce_res_restart(struct sroce_resp *resp,
 	if (r && !resp->res_pending &&
 	    r == &resp->res[(resp->res_head + resp->nres - 1) % resp->nres]) {
 		r->pending = true;
+		r->replay = true;
 		resp->res_pending++;
 		return r;
 	}
 	r = sroce_res_take(resp);
-	if (r)
+	if (r) {
 		r->psn = psn;
+		r->replay = true;
+	}
 	return r;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_res_restart);

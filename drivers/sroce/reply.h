@@ -35,10 +35,13 @@ bool sroce_res_fits(struct sroce_resp *resp, u32 psn, u32 n);
  * @resp: the responder, its lock held
  *
  * The slot at @resp->res_head, cleared and pending, the newest of the
- * ring.
+ * ring. When all @resp->nres are pending, the oldest gives way if it is
+ * a replay (&sroce_res.replay): the requester, keeping to its
+ * max_rd_atomic, has all its responses if it asks for more.
  *
  * Context: softirq, under the responder's lock.
- * Return: the resource, or NULL when all @resp->nres are pending.
+ * Return: the resource, or NULL when all @resp->nres are pending and
+ * the oldest is no replay (a request over max_dest_rd_atomic).
  */
 struct sroce_res *sroce_res_take(struct sroce_resp *resp);
 

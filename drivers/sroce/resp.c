@@ -297,6 +297,7 @@ static bool sroce_resp_dup_atomic(struct sroce_qp *qp, const struct sk_buff *skb
 		r->psn = psn;
 		r->next_psn = psn;
 		r->orig = orig;
+		r->replay = true;
 		return true;
 	}
 	return false;	/* too old to answer: the requester times out */

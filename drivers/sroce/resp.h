@@ -55,10 +55,13 @@ enum sroce_resp_verdict {
  * @next_psn: READ: PSN of the next response
  * @first: READ: no response sent yet
  * @orig: atomic: the value before the operation, kept for a replay
+ * @replay: taken again for a duplicate request: the requester may have
+ *	had every response of it already (sroce_res_take())
  */
 struct sroce_res {
 	enum sroce_res_kind kind;
 	bool pending;
+	bool replay;
 	u32 psn;
 	u64 va;
 	u32 rkey;
