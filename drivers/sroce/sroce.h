@@ -222,6 +222,8 @@ struct page_pool;
  *	(sroce_net_alloc_skb_reuse()), or NULL
  * @tx_pages_lock: serialises allocations from @tx_pages (a page pool
  *	takes one consumer at a time)
+ * @roce_v1: the port speaks RoCE v1 too (the roce_v1 module parameter
+ *	when the device was added); fixed for the device's life
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -243,6 +245,7 @@ struct sroce_dev {
 	struct sroce_tx_pool *tx_pool;
 	struct page_pool *tx_pages;
 	spinlock_t tx_pages_lock;	/* see the kernel-doc above */
+	bool roce_v1;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -20,7 +20,7 @@
  * WQE stays posted. Otherwise the WQE gets the packet's IP header in its
  * first 40 bytes, where the RDMA core and libibverbs look for the
  * sender's address (an IPv4 header in the last 20 bytes, an IPv6 header
- * in all 40), then the payload.
+ * in all 40; a RoCE v1 packet's GRH), then the payload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -221,7 +221,10 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 	return budget == UINT_MAX || err == -ENOMEM || err == -EFAULT;
 }
 
-/* The sender's IP header, where RoCEv2 puts it in the 40 GRH bytes. */
+/*
+ * The sender's IP header, where RoCEv2 puts it in the 40 GRH bytes; for
+ * RoCE v1, the GRH itself (IB's network header type).
+ */
 static enum rdma_network_type sroce_ud_grh(const struct sk_buff *skb,
 					   u8 grh[SROCE_GRH_BYTES])
 {
@@ -231,7 +234,9 @@ static enum rdma_network_type sroce_ud_grh(const struct sk_buff *skb,
 		       sizeof(struct iphdr));
 		return RDMA_NETWORK_IPV4;
 	}
-	memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	memcpy(grh, skb_network_header(skb), SROCE_GRH_BYTES);
+	if (skb->protocol == htons(ETH_P_IBOE))
+		return RDMA_NETWORK_IB;
 	return RDMA_NETWORK_IPV6;
 }
 
