@@ -223,7 +223,9 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 
 /*
  * The sender's IP header, where RoCEv2 puts it in the 40 GRH bytes; for
- * RoCE v1, the GRH itself (IB's network header type).
+ * RoCE v1, the GRH itself. The type is what the RDMA core turns into the
+ * GID type of a reply (ib_network_to_gid_type()): RDMA_NETWORK_IB would
+ * say IB_GID_TYPE_IB, which a RoCE port has none of.
  */
 static enum rdma_network_type sroce_ud_grh(const struct sk_buff *skb,
 					   u8 grh[SROCE_GRH_BYTES])
@@ -236,7 +238,7 @@ static enum rdma_network_type sroce_ud_grh(const struct sk_buff *skb,
 	}
 	memcpy(grh, skb_network_header(skb), SROCE_GRH_BYTES);
 	if (skb->protocol == htons(ETH_P_IBOE))
-		return RDMA_NETWORK_IB;
+		return RDMA_NETWORK_ROCE_V1;
 	return RDMA_NETWORK_IPV6;
 }
 

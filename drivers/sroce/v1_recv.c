@@ -46,8 +46,9 @@ static bool sroce_v1_gid_ours(struct sroce_dev *sdev, const union ib_gid *dgid)
 }
 
 /*
- * Checks 1 to 4; the GRH is left at the network header and the data at
- * the BTH. Returns the drop counter, or SROCE_NUM_COUNTERS to go on.
+ * Checks 1 to 4. A frame that passes has its GRH at the network header
+ * and its data at the BTH; one that fails, its data still at the GRH.
+ * Returns the drop counter, or SROCE_NUM_COUNTERS to go on.
  */
 static enum sroce_counter sroce_v1_check_grh(struct sroce_dev *sdev,
 					     struct sk_buff *skb)
@@ -68,10 +69,10 @@ static enum sroce_counter sroce_v1_check_grh(struct sroce_dev *sdev,
 	if (pskb_trim_rcsum(skb, len))
 		return SROCE_CNT_RX_DROP_SHORT;
 	skb_reset_network_header(skb);
-	__skb_pull(skb, sizeof(*grh));
-	grh = (const struct ib_grh *)skb_network_header(skb);
+	grh = (const struct ib_grh *)skb->data;
 	if (!sroce_mcast_dest(skb, &mgid) && !sroce_v1_gid_ours(sdev, &grh->dgid))
 		return SROCE_CNT_RX_DROP_PATH;
+	__skb_pull(skb, sizeof(*grh));
 	return SROCE_NUM_COUNTERS;
 }
 
