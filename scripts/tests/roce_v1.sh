@@ -5,11 +5,12 @@
 # with the roce_v1 module parameter on (rdma_rxe has no RoCE v1). Both GID
 # types are in the table (sysfs, ibv_devinfo). Over the v1 GID: validated
 # RC and UD pingpongs, ib_write_bw, ib_send_bw, ib_read_lat, then rping
-# through rdma_cm with default_roce_mode "IB/RoCE v1", while b checks that
-# a's frames are RoCE v1 with a right ICRC, computed apart from the driver
-# (v1_wire.py). Then crafted and random 0x8915 frames from a, each dropped
-# and counted by b under its reason; v1 and v2 ib_write_bw at once; and
-# with the parameter off again, a new device has no RoCE v1 GID.
+# and mckey (multicast) through rdma_cm with default_roce_mode
+# "IB/RoCE v1", while b checks that a's frames are RoCE v1 with a right
+# ICRC, computed apart from the driver (v1_wire.py). Then crafted and
+# random 0x8915 frames from a, each dropped and counted by b under its
+# reason; v1 and v2 ib_write_bw at once; a pingpong within a (to its own
+# MAC); and with the parameter off again, a new device has no v1 GID.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
@@ -76,15 +77,8 @@ cap_check() {
 pp() {
 	local port=$1 server=$2
 	shift 2
-	barrier "pp$port"
-	if [ "$SROCE_ROLE" = "$server" ]; then
-		check "rc_pingpong $* over RoCE v1, $server serves" serve_and_tell "$port" \
-			timeout 120 ibv_rc_pingpong -d $dev -g "$g1" -p "$port" -c "$@"
-	else
-		check "rc_pingpong $* over RoCE v1, $server serves" connect_when_told "$port" \
-			timeout 120 ibv_rc_pingpong -d $dev -g "$g1" -p "$port" -c "$@" \
-			"192.0.2.$peer"
-	fi
+	pair_pingpong "rc_pingpong $* over RoCE v1, $server serves" "$port" "$server" \
+		"192.0.2.$peer" ibv_rc_pingpong -d $dev -g "$g1" -c "$@"
 }
 
 # pt PORT TOOL GID ARGS...: a perftest run, a serving, b connecting.
@@ -104,21 +98,22 @@ pt() {
 
 # udp PORT SERVER: a validated UD pingpong over the v1 GID (an AH).
 udp() {
-	local port=$1 server=$2
-	barrier "ud$port"
-	if [ "$SROCE_ROLE" = "$server" ]; then
-		check "ud_pingpong over RoCE v1, $server serves" serve_and_tell "$port" \
-			timeout 120 ibv_ud_pingpong -d $dev -g "$g1" -p "$port" -c -s 1000 -n 20
-	else
-		check "ud_pingpong over RoCE v1, $server serves" connect_when_told "$port" \
-			timeout 120 ibv_ud_pingpong -d $dev -g "$g1" -p "$port" -c -s 1000 -n 20 \
-			"192.0.2.$peer"
-	fi
+	pair_pingpong "ud_pingpong over RoCE v1, $2 serves" "$1" "$2" "192.0.2.$peer" \
+		ibv_ud_pingpong -d $dev -g "$g1" -c -s 1000 -n 20
 }
 
+# a sends its payloads from the pages of its MRs (tx_zcopy): the ICRC that
+# b checks apart is then computed over an skb in fragments.
 cap_start 300 40
+zc=/sys/module/sroce/parameters/tx_zcopy
+[ "$SROCE_ROLE" = a ] && z0=$(counter tx_zcopy) && echo 1 >$zc
 pp 18601 a -s 4096 -n 20
 pp 18602 b -s 65536 -n 5 -m 1024
+if [ "$SROCE_ROLE" = a ]; then
+	echo 0 >$zc
+	check "a sent RoCE v1 payloads in fragments (tx_zcopy)" \
+		test "$(counter tx_zcopy)" -gt "$z0"
+fi
 udp 18609 a
 pt 18603 ib_write_bw "$g1" -s 65536 -n 50
 pt 18604 ib_send_bw "$g1" -s 4096 -n 100
@@ -145,6 +140,11 @@ else
 fi
 barrier rping-done
 cap_check "rping (rdma_cm)" 20
+# Multicast through rdma_cm in the same mode: a sends 10 datagrams.
+cap_start 120 10
+pair_mckey 239.1.1.9 a
+barrier mckey-done
+cap_check "mckey (multicast)" 10
 rmdir $cfg/rdma_cm/$dev 2>/dev/null
 
 # Crafted frames from a; b counts each drop under its reason.
@@ -188,6 +188,19 @@ tap_relay /tmp/side2
 barrier side-done
 check "no transmit dropped" test "$(counter tx_drop)" = 0
 rdma statistic show link $dev/1 | diag
+
+# Within a: RoCE v1 to its own MAC address goes to the receive path.
+if [ "$SROCE_ROLE" = a ]; then
+	timeout 60 ibv_rc_pingpong -d $dev -g "$g1" -p 18610 -c -s 4096 -n 20 \
+		>/tmp/lo-srv 2>&1 &
+	lo=$!
+	wait_for 20 port_listening 18610
+	check "rc_pingpong over RoCE v1 within a, client side" \
+		timeout 60 ibv_rc_pingpong -d $dev -g "$g1" -p 18610 -c -s 4096 -n 20 \
+		"192.0.2.$me"
+	wait $lo && ok "rc_pingpong over RoCE v1 within a, server side" ||
+		{ not_ok "rc_pingpong over RoCE v1 within a, server side"; diag </tmp/lo-srv; }
+fi
 
 # With the parameter off again, a new device speaks RoCEv2 only.
 check "rdma link delete $dev" rdma link delete $dev
