@@ -65,6 +65,26 @@ bool sroce_v1_is_local(struct sroce_dev *sdev, const struct sroce_path *path)
 	return local;
 }
 
+/*
+ * A multicast frame reaches the group's QPs in this host too, as RoCEv2's
+ * IP multicast loops back: a copy goes to the receive path. Without memory
+ * for it, only those QPs miss the datagram (UD is unreliable).
+ */
+static void sroce_v1_loop_mcast(struct sroce_dev *sdev,
+				const struct sroce_path *path,
+				const struct sk_buff *skb)
+{
+	struct sk_buff *copy;
+
+	if (!is_multicast_ether_addr(path->dmac))
+		return;
+	copy = skb_copy(skb, GFP_ATOMIC);
+	if (!copy)
+		return;
+	__skb_pull(copy, sizeof(struct ib_grh));
+	sroce_net_deliver_local(sdev, path, copy);
+}
+
 int sroce_v1_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		  struct sk_buff *skb, unsigned int *bytes)
 {
@@ -84,6 +104,7 @@ int sroce_v1_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		__skb_pull(skb, sizeof(struct ib_grh));
 		return sroce_net_deliver_local(sdev, path, skb);
 	}
+	sroce_v1_loop_mcast(sdev, path, skb);
 	/* The Ethernet header, and a VLAN tag's room, before the GRH. */
 	err = skb_cow_head(skb, LL_RESERVED_SPACE(ndev));
 	if (err)
