@@ -9,8 +9,9 @@
 # "IB/RoCE v1", while b checks that a's frames are RoCE v1 with a right
 # ICRC, computed apart from the driver (v1_wire.py). Then crafted and
 # random 0x8915 frames from a, each dropped and counted by b under its
-# reason; v1 and v2 ib_write_bw at once; a pingpong within a (to its own
-# MAC); and with the parameter off again, a new device has no v1 GID.
+# reason; v1 and v2 ib_write_bw at once; a pingpong over VLAN 100 and
+# one within a (to its own MAC); and with the parameter off again, a new
+# device has no v1 GID.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
@@ -54,9 +55,10 @@ barrier up
 check "IP to 192.0.2.$peer" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
 
 # While a sends over RoCE v1, b watches eth0 for a's 0x8915 frames.
+# cap_start SECONDS COUNT [IFNAME]: on b, watch IFNAME (eth0).
 cap_start() {
 	[ "$SROCE_ROLE" = b ] || return 0
-	python3 "$SROCE_SRC/scripts/tests/v1_wire.py" cap eth0 "$1" "$2" >/tmp/cap 2>&1 &
+	python3 "$SROCE_SRC/scripts/tests/v1_wire.py" cap "${3:-eth0}" "$1" "$2" >/tmp/cap 2>&1 &
 	cap_pid=$!
 	wait_for 10 grep -q ready /tmp/cap
 }
@@ -188,6 +190,23 @@ tap_relay /tmp/side2
 barrier side-done
 check "no transmit dropped" test "$(counter tx_drop)" = 0
 rdma statistic show link $dev/1 | diag
+
+# Over VLAN 100: the VLAN's RoCE v1 GID (on the parent's device) sends
+# out of eth0.100, tagged; b sees a's frames arrive on eth0.100.
+modprobe 8021q
+ip link add link eth0 name eth0.100 type vlan id 100
+ip addr add "198.51.100.$me/24" dev eth0.100
+ip link set eth0.100 up
+check "the VLAN's RoCE v1 GID" wait_for 10 gid_typed $dev "IB/RoCE v1" "ffff:c633:640$me"
+gv=$(gid_typed $dev "IB/RoCE v1" "ffff:c633:640$me")
+check "its netdev is eth0.100" \
+	[ "$(cat /sys/class/infiniband/$dev/ports/1/gid_attrs/ndevs/"$gv")" = eth0.100 ]
+barrier vlan-up
+cap_start 120 20 eth0.100
+pair_pingpong "rc_pingpong over RoCE v1 on VLAN 100, a serves" 18611 a \
+	"198.51.100.$peer" ibv_rc_pingpong -d $dev -g "$gv" -c -s 4096 -n 20
+barrier vlan-done
+cap_check "VLAN 100" 20
 
 # Within a: RoCE v1 to its own MAC address goes to the receive path.
 if [ "$SROCE_ROLE" = a ]; then
