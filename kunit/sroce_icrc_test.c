@@ -23,6 +23,7 @@
 #include "net.h"
 #include "opcode.h"
 #include "sroce.h"
+#include "sroce_test_skb.h"
 #include "wire.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
@@ -139,21 +140,11 @@ static void icrc_skb_vector_check(struct kunit *test, bool sent)
 	unsigned int iplen = v->pkt[0] >> 4 == 4 ? 20 : 40;
 	unsigned int hdr = iplen + 8 + 12;
 	struct sk_buff *skb;
-	struct page *page;
 	u32 icrc = 0;
 
-	skb = alloc_skb(hdr, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	page = alloc_page(GFP_KERNEL);
-	if (!page) {
-		kfree_skb(skb);
-		KUNIT_FAIL(test, "no page");
+	skb = sroce_test_skb_frag(test, v->pkt, v->len, hdr);
+	if (!skb)
 		return;
-	}
-	skb_put_data(skb, v->pkt, hdr);
-	skb_reset_network_header(skb);
-	memcpy(page_address(page), v->pkt + hdr, v->len - hdr);
-	skb_add_rx_frag(skb, 0, page, 0, v->len - hdr, PAGE_SIZE);
 	if (!sent)
 		__skb_pull(skb, iplen + 8);
 	KUNIT_EXPECT_EQ(test, sroce_icrc_skb(skb, &icrc), 0);

@@ -192,6 +192,11 @@ jobs() {
 	case "$full:$t" in
 	1:* | *:deb13) echo "$t pair link 900" ;;
 	esac
+	# RoCE v1 (sroce to sroce only: rdma_rxe has none), on deb13 with the
+	# link, or everywhere with --full.
+	case "$full:$t" in
+	1:* | *:deb13) echo "$t pair roce_v1 900" ;;
+	esac
 	# ud's datagrams and rdma_cm: on the oldest kernel and bpo (or
 	# everywhere with --full).
 	case "$full:$t" in

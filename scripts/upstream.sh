@@ -116,7 +116,7 @@ patch_kunit() {
 	mkdir -p "$tree/$sw/tests"
 	python3 "$SROCE_TOP/scripts/tools/intree.py" "$SROCE_TOP/include/compat/compat.h" \
 		"$(sh "$SROCE_TOP/scripts/compat-probe.sh" "$tree")" "$tree/$sw/tests" \
-		"$SROCE_TOP"/kunit/*.c
+		"$SROCE_TOP"/kunit/*.[ch]
 	for t in "$tree/$sw"/tests/*.c; do mods+=("$(basename "$t" .c).o"); done
 	{
 		echo '# SPDX-License-Identifier: GPL-2.0'

@@ -44,8 +44,12 @@ static int sroce_ah_check(const struct rdma_ah_attr *attr)
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
 	    rdma_ah_get_port_num(attr) != SROCE_PORT_NUM)
 		return -EINVAL;
-	/* Only RoCEv2 GIDs exist on our port; anything else is a bug upstream. */
-	if (!sgid || sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+	/*
+	 * RoCEv2 GIDs, and RoCE v1 ones on a device with roce_v1: the core
+	 * adds no other type to our port, so anything else is a bug upstream.
+	 */
+	if (!sgid || (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		      sgid->gid_type != IB_GID_TYPE_ROCE))
 		return -EINVAL;
 	return 0;
 }

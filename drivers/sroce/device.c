@@ -14,6 +14,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
@@ -143,10 +144,21 @@ static int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 	return 0;
 }
 
+/*
+ * RoCE v1 on the devices created from now on: read by sroce_dev_add() only,
+ * as the port's capabilities are read once, when the device registers.
+ */
+static bool sroce_roce_v1;
+module_param_named(roce_v1, sroce_roce_v1, bool, 0644);
+MODULE_PARM_DESC(roce_v1, "devices added from now on speak RoCE v1 (EtherType 0x8915) beside RoCEv2 (default: off)");
+
 static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 				    struct ib_port_immutable *immutable)
 {
+	/* The RDMA core adds a GID of each type the port has. */
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	if (to_sdev(ibdev)->roce_v1)
+		immutable->core_cap_flags |= RDMA_CORE_PORT_IBA_ROCE;
 	immutable->pkey_tbl_len = SROCE_PKEY_TABLE_LEN;
 	immutable->gid_tbl_len = SROCE_GID_TABLE_LEN;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
@@ -212,6 +224,19 @@ struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
 	return ibdev ? to_sdev(ibdev) : NULL;
 }
 
+struct sroce_dev *sroce_dev_get_by_rx_netdev(struct net_device *ndev)
+{
+	struct sroce_dev *sdev = sroce_dev_get_by_netdev(ndev);
+	struct net_device *lower;
+
+	if (sdev || !is_vlan_dev(ndev))
+		return sdev;
+	/* A VLAN device moved to another namespace carries that one's traffic. */
+	lower = vlan_dev_real_dev(ndev);
+	return net_eq(dev_net(lower), dev_net(ndev)) ?
+		sroce_dev_get_by_netdev(lower) : NULL;
+}
+
 static void sroce_port_event(struct sroce_dev *sdev, enum ib_event_type type)
 {
 	struct ib_event ev = {
@@ -267,6 +292,7 @@ static int sroce_dev_setup(struct sroce_dev *sdev, struct net_device *ndev)
 	int err;
 
 	sdev->ndev = ndev;
+	sdev->roce_v1 = READ_ONCE(sroce_roce_v1);
 	xa_init(&sdev->mr_keys);
 	xa_init(&sdev->mw_keys);
 	xa_init(&sdev->qps);
@@ -348,7 +374,8 @@ int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 		sroce_dev_sync_port(sdev);
 	rtnl_unlock();
 
-	ibdev_info(&sdev->ibdev, "attached to %s\n", netdev_name(ndev));
+	ibdev_info(&sdev->ibdev, "attached to %s%s\n", netdev_name(ndev),
+		   sdev->roce_v1 ? ", RoCE v1 and v2" : "");
 	return 0;
 
 err_unbind:

@@ -43,4 +43,17 @@ void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event);
  */
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 
+/**
+ * sroce_dev_get_by_rx_netdev() - the device a received packet is for
+ * @ndev: the netdev it arrived on
+ *
+ * That of @ndev, or of the netdev below when @ndev is a VLAN device in the
+ * same network namespace (the RDMA core puts a VLAN's GIDs on the lower
+ * netdev's port).
+ *
+ * Context: any context.
+ * Return: as sroce_dev_get_by_netdev().
+ */
+struct sroce_dev *sroce_dev_get_by_rx_netdev(struct net_device *ndev);
+
 #endif /* _SROCE_DEVICE_H */

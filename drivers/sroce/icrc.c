@@ -13,6 +13,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
+#include <linux/if_ether.h>
 #include <linux/export.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -193,23 +194,25 @@ void __init sroce_icrc_init(void)
 				 sizeof(struct sroce_bth))
 
 /*
- * The CRC over the absent LRH and the masked IP, UDP and BTH headers; the
- * rest of the packet is covered as it is. @len: contiguous bytes at @l3.
+ * The CRC over the absent LRH and the masked headers up to the end of the
+ * BTH; the rest of the packet is covered as it is. @len: contiguous bytes
+ * at @l3. @udp: RoCEv2, an IP and a UDP header before the BTH; else
+ * RoCE v1, a GRH (laid out as an IPv6 header, masked the same way).
  */
-static int sroce_icrc_start(const u8 *l3, unsigned int len, u32 *crc,
-			    unsigned int *span)
+static int sroce_icrc_start(const u8 *l3, unsigned int len, bool udp,
+			    u32 *crc, unsigned int *span)
 {
 	static const u8 lrh_ones[8] = { 0xff, 0xff, 0xff, 0xff,
 					0xff, 0xff, 0xff, 0xff };
 	u8 hdr[SROCE_ICRC_MASKED_MAX];
-	unsigned int iplen;
+	unsigned int iplen, udplen = udp ? sizeof(struct udphdr) : 0;
 
 	if (len < sizeof(struct iphdr))
 		return -EINVAL;
 	switch (l3[0] >> 4) {
 	case 4:
 		iplen = (l3[0] & 0x0f) * 4;
-		if (iplen != sizeof(struct iphdr))
+		if (!udp || iplen != sizeof(struct iphdr))
 			return -EINVAL;	/* RoCEv2 sends no IP options */
 		break;
 	case 6:
@@ -218,7 +221,7 @@ static int sroce_icrc_start(const u8 *l3, unsigned int len, u32 *crc,
 	default:
 		return -EINVAL;
 	}
-	*span = iplen + sizeof(struct udphdr) + sizeof(struct sroce_bth);
+	*span = iplen + udplen + sizeof(struct sroce_bth);
 	if (len < *span)
 		return -EINVAL;
 
@@ -230,34 +233,49 @@ static int sroce_icrc_start(const u8 *l3, unsigned int len, u32 *crc,
 		ip4->ttl = 0xff;
 		memset(&ip4->check, 0xff, sizeof(ip4->check));
 	} else {
+		/* IPv6 and the GRH: traffic class, flow label, hop limit. */
 		struct ipv6hdr *ip6 = (struct ipv6hdr *)hdr;
 
 		ip6->priority = 0xf;
 		memset(ip6->flow_lbl, 0xff, sizeof(ip6->flow_lbl));
 		ip6->hop_limit = 0xff;
 	}
-	memset(&((struct udphdr *)(hdr + iplen))->check, 0xff, sizeof(__sum16));
-	hdr[iplen + sizeof(struct udphdr) + SROCE_BTH_VARIANT_BYTE] = 0xff;
+	if (udp)
+		memset(&((struct udphdr *)(hdr + iplen))->check, 0xff,
+		       sizeof(__sum16));
+	hdr[iplen + udplen + SROCE_BTH_VARIANT_BYTE] = 0xff;
 
 	*crc = sroce_crc32(~0U, lrh_ones, sizeof(lrh_ones));
 	*crc = sroce_crc32(*crc, hdr, *span);
 	return 0;
 }
 
-int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
+/* The ICRC of a contiguous packet; @udp as for sroce_icrc_start(). */
+static int sroce_icrc_flat(const u8 *l3, unsigned int len, bool udp, u32 *icrc)
 {
 	unsigned int span;
 	u32 crc;
 	int err;
 
-	err = sroce_icrc_start(l3, len, &crc, &span);
+	err = sroce_icrc_start(l3, len, udp, &crc, &span);
 	if (err)
 		return err;
 	crc = sroce_crc32(crc, l3 + span, len - span);
 	*icrc = ~crc;
 	return 0;
 }
+
+int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc)
+{
+	return sroce_icrc_flat(l3, len, true, icrc);
+}
 EXPORT_SYMBOL_IF_KUNIT(sroce_icrc);
+
+int sroce_icrc_v1(const u8 *grh, unsigned int len, u32 *icrc)
+{
+	return sroce_icrc_flat(grh, len, false, icrc);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_v1);
 
 u32 sroce_icrc_rxe_flush(u32 icrc, const u8 *bth, unsigned int len)
 {
@@ -276,7 +294,8 @@ int sroce_icrc_skb(struct sk_buff *skb, u32 *icrc)
 
 	if (skb->len < SROCE_ICRC_BYTES)
 		return -EINVAL;
-	err = sroce_icrc_start(l3, before + skb_headlen(skb), &crc, &span);
+	err = sroce_icrc_start(l3, before + skb_headlen(skb),
+			       skb->protocol != htons(ETH_P_IBOE), &crc, &span);
 	if (err)
 		return err;
 	/*

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The Invariant CRC of RoCEv2 packets (IBTA annex A17.3.3).
+ * The Invariant CRC of RoCEv2 packets (IBTA annex A17.3.3) and of RoCE v1
+ * packets (annex A16: IB's ICRC over the GRH, the LRH absent).
  */
 #ifndef _SROCE_ICRC_H
 #define _SROCE_ICRC_H
@@ -25,12 +26,29 @@
 int sroce_icrc(const u8 *l3, unsigned int len, u32 *icrc);
 
 /**
- * sroce_icrc_skb() - compute the ICRC of a received RoCEv2 packet
- * @skb: the packet: network header set, data at the BTH, the headers up to
+ * sroce_icrc_v1() - compute the ICRC of a RoCE v1 packet
+ * @grh: the packet from its GRH on (the Ethernet payload), contiguous
+ * @len: bytes from @grh up to the ICRC (GRH, BTH, payload and pad)
+ * @icrc: the ICRC, as for sroce_icrc()
+ *
+ * As sroce_icrc() with the GRH in place of the IP header and no UDP
+ * header: 64 one-bits for the absent LRH, the GRH with its traffic class,
+ * flow label and hop limit taken as ones, the BTH with its FECN/BECN byte
+ * taken as ones, then the payload and pad.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when @grh does not hold a GRH (IPVer 6) and a BTH.
+ */
+int sroce_icrc_v1(const u8 *grh, unsigned int len, u32 *icrc);
+
+/**
+ * sroce_icrc_skb() - compute the ICRC of a RoCEv2 or RoCE v1 packet
+ * @skb: the packet: network header set (the IP header, or the GRH when
+ *	skb->protocol is ETH_P_IBOE), data at the BTH, the headers up to
  *	the end of the BTH linear, the ICRC its last four bytes
  * @icrc: the ICRC, as for sroce_icrc()
  *
- * As sroce_icrc(), over an skb whose payload may be in page fragments or
+ * As sroce_icrc() or sroce_icrc_v1(), over an skb whose payload may be in page fragments or
  * a fragment list, read in place (the skb is not changed; it is not const
  * only because skb_seq_read() takes it so).
  *

@@ -15,6 +15,7 @@
 #include "sroce.h"
 #include "tx.h"
 #include "udp.h"
+#include "v1.h"
 
 static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
@@ -78,6 +79,7 @@ static int __init sroce_init(void)
 	if (err)
 		goto err_udp;
 
+	sroce_v1_init();
 	rdma_link_register(&sroce_link_ops);
 	pr_info("loaded\n");
 	return 0;
@@ -94,6 +96,7 @@ static void __exit sroce_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	/* Nothing left for netdev events to find, nor for packets to reach. */
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
+	sroce_v1_exit();
 	sroce_udp_exit();
 	/* Packets of destroyed QPs still in the stack run our destructor. */
 	sroce_tx_drain();

@@ -52,6 +52,11 @@ static bool sroce_mgid_valid(const union ib_gid *mgid)
 
 bool sroce_mcast_dest(const struct sk_buff *skb, union ib_gid *mgid)
 {
+	/* RoCE v1: the GRH's DGID, a group in either form. */
+	if (skb->protocol == htons(ETH_P_IBOE)) {
+		*mgid = ((const struct ib_grh *)skb_network_header(skb))->dgid;
+		return sroce_mgid_valid(mgid);
+	}
 	if (skb->protocol == htons(ETH_P_IP)) {
 		if (!ipv4_is_multicast(ip_hdr(skb)->daddr))
 			return false;

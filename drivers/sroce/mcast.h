@@ -20,12 +20,14 @@ struct sroce_dev;
 void sroce_mcast_init(struct sroce_dev *sdev);
 
 /**
- * sroce_mcast_dest() - whether a datagram was sent to an IP multicast group
- * @skb: a received RoCEv2 datagram, its IP header at the network header
+ * sroce_mcast_dest() - whether a datagram was sent to a multicast group
+ * @skb: a received RoCEv2 datagram, its IP header at the network header,
+ *	or a RoCE v1 packet (ETH_P_IBOE), its GRH there
  * @mgid: filled with the group's GID when it was
  *
  * Context: any.
- * Return: true for an IPv4 or IPv6 multicast destination.
+ * Return: true for an IPv4 or IPv6 multicast destination (for RoCE v1, a
+ * DGID that is an IPv6 multicast address or an IPv4 one, mapped).
  */
 bool sroce_mcast_dest(const struct sk_buff *skb, union ib_gid *mgid);
 

@@ -37,6 +37,7 @@
 #include "net.h"
 #include "opcode.h"
 #include "sroce.h"
+#include "v1.h"
 #include "wire.h"
 
 /* Where datagrams to this host go: sroce_net_set_local_rx(). */
@@ -199,6 +200,8 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
 	path->lqpn = lqpn;
 	/* SL 0 is also "none given": the class decides, as for a socket. */
 	path->priority = rdma_ah_get_sl(av) & 7 ?: rt_tos2priority(path->tclass);
+	/* RoCE v1's next hop: the core resolved it into the address. */
+	memcpy(path->dmac, av->roce.dmac, ETH_ALEN);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_path_from_av);
 
@@ -208,6 +211,7 @@ void sroce_path_set_netdev(struct sroce_path *path, struct sroce_dev *sdev,
 	struct net_device *ndev;
 
 	path->ifindex = 0;
+	path->v1 = attr->gid_type == IB_GID_TYPE_ROCE;
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(attr);
 	if (!IS_ERR(ndev) && ndev != sdev->ndev &&
@@ -225,6 +229,19 @@ static struct net_device *sroce_path_netdev_rcu(struct sroce_dev *sdev,
 	if (path->ifindex)
 		ndev = dev_get_by_index_rcu(dev_net(sdev->ndev), path->ifindex);
 	return ndev ?: sdev->ndev;
+}
+
+struct net_device *sroce_net_netdev_get(struct sroce_dev *sdev,
+					const struct sroce_path *path,
+					netdevice_tracker *tracker)
+{
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = sroce_path_netdev_rcu(sdev, path);
+	netdev_hold(ndev, tracker, GFP_ATOMIC);
+	rcu_read_unlock();
+	return ndev;
 }
 
 static struct dst_entry *sroce_route(struct net *net, struct net_device *ndev,
@@ -349,6 +366,14 @@ static void sroce_push_ip(struct net *net, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IP);
 }
 
+int sroce_net_store_icrc(struct sk_buff *skb, u32 icrc)
+{
+	__le32 wire = cpu_to_le32(icrc);
+
+	return skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire,
+			      sizeof(wire));
+}
+
 /*
  * Finish a packet built from its BTH on: the UDP and IP headers (@ids,
  * @id as for sroce_push_ip()) and the ICRC, stored in the room left for
@@ -364,7 +389,6 @@ static int sroce_net_seal(struct net *net, struct sk_buff *skb,
 	bool paged = skb_is_nonlinear(skb);
 	const u8 *bth;
 	u32 icrc = 0;
-	__le32 wire;
 	int err = 0;
 
 	if (!paged)
@@ -383,9 +407,7 @@ static int sroce_net_seal(struct net *net, struct sk_buff *skb,
 	    SROCE_OPCODE(SROCE_TR_RC, SROCE_OP_FLUSH))
 		icrc = sroce_icrc_rxe_flush(icrc, bth, skb_tail_pointer(skb) -
 						  SROCE_ICRC_BYTES - bth);
-	/* Never the room's old bytes on the wire: a zero the peer drops. */
-	wire = cpu_to_le32(err ? 0 : icrc);
-	return skb_store_bits(skb, skb->len - SROCE_ICRC_BYTES, &wire, sizeof(wire)) ?: err;
+	return sroce_net_store_icrc(skb, err ? 0 : icrc) ?: err;
 }
 
 /* The UDP payload, BTH to ICRC, of a sealed packet (or chain's head). */
@@ -415,7 +437,6 @@ static int sroce_net_xmit_one(struct sroce_dev *sdev,
 	struct net_device *ndev = sdev->ndev;
 	struct net *net = dev_net(ndev);
 	struct dst_entry *dst;
-	sroce_net_rx_fn rx;
 	bool local;
 	int err;
 
@@ -443,21 +464,7 @@ static int sroce_net_xmit_one(struct sroce_dev *sdev,
 		 */
 		dst_release(dst);
 		__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
-		BUILD_BUG_ON(sizeof(struct sroce_skb_cb) > sizeof(skb->cb));
-		SROCE_SKB_CB(skb)->src_qpn = path->lqpn;
-		rx = READ_ONCE(sroce_net_local_rx);
-		if (WARN_ON_ONCE(!rx)) {
-			kfree_skb(skb);
-			return -ENODEV;
-		}
-		local_bh_disable();
-		/* Received on the GID's netdev: a VLAN's tag is in the completion. */
-		rcu_read_lock();
-		skb->dev = sroce_path_netdev_rcu(sdev, path);
-		rx(sdev, skb);
-		rcu_read_unlock();
-		local_bh_enable();
-		return 0;
+		return sroce_net_deliver_local(sdev, path, skb);
 	}
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;
@@ -469,13 +476,38 @@ static int sroce_net_xmit_one(struct sroce_dev *sdev,
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
 }
 
+int sroce_net_deliver_local(struct sroce_dev *sdev,
+			    const struct sroce_path *path, struct sk_buff *skb)
+{
+	sroce_net_rx_fn rx;
+
+	BUILD_BUG_ON(sizeof(struct sroce_skb_cb) > sizeof(skb->cb));
+	SROCE_SKB_CB(skb)->src_qpn = path->lqpn;
+	rx = READ_ONCE(sroce_net_local_rx);
+	if (WARN_ON_ONCE(!rx)) {
+		kfree_skb(skb);
+		return -ENODEV;
+	}
+	local_bh_disable();
+	/* Received on the GID's netdev: a VLAN's tag is in the completion. */
+	rcu_read_lock();
+	skb->dev = sroce_path_netdev_rcu(sdev, path);
+	rx(sdev, skb);
+	rcu_read_unlock();
+	local_bh_enable();
+	return 0;
+}
+
 int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		   struct dst_cache *cache, struct sk_buff *skb)
 {
 	unsigned int bytes = 0;
 	int err;
 
-	err = sroce_net_xmit_one(sdev, path, cache, skb, &bytes);
+	if (path->v1)
+		err = sroce_v1_xmit(sdev, path, skb, &bytes);
+	else
+		err = sroce_net_xmit_one(sdev, path, cache, skb, &bytes);
 	return sroce_net_count(sdev, err, 1, bytes);
 }
 
@@ -520,7 +552,7 @@ bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 	struct dst_entry *dst;
 	bool split;
 
-	if (path->ipv6)
+	if (path->ipv6 || path->v1)
 		return false;
 	dst = sroce_route_cached(dev_net(sdev->ndev), sdev->ndev, path, cache);
 	if (IS_ERR(dst))
@@ -533,6 +565,8 @@ bool sroce_net_can_chain(struct sroce_dev *sdev, const struct sroce_path *path,
 bool sroce_net_is_local(struct sroce_dev *sdev, const struct sroce_path *path,
 			struct dst_cache *cache)
 {
+	if (path->v1)
+		return sroce_v1_is_local(sdev, path);
 	return sroce_net_route_local(sdev, path, cache) > 0;
 }
 

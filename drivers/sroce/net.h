@@ -5,7 +5,9 @@
 #ifndef _SROCE_NET_H
 #define _SROCE_NET_H
 
+#include <linux/if_ether.h>
 #include <linux/in6.h>
+#include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
@@ -26,6 +28,10 @@ struct sroce_dev;
  *	(a VLAN device on it: packets leave there, tagged), else 0
  * @priority: skb->priority of the packets, which a VLAN device's egress
  *	map turns into the tag's PCP
+ * @v1: RoCE v1 (the source GID's type is IB_GID_TYPE_ROCE): Ethernet
+ *	frames with a GRH (v1.c), not UDP datagrams; @ipv6, @sport and the
+ *	route are not used
+ * @dmac: the peer's MAC address (the address vector's), for RoCE v1
  */
 struct sroce_path {
 	bool ipv6;
@@ -38,6 +44,8 @@ struct sroce_path {
 	u32 lqpn;
 	int ifindex;
 	u32 priority;
+	bool v1;
+	u8 dmac[ETH_ALEN];
 };
 
 /**
@@ -79,6 +87,7 @@ void sroce_path_from_av(struct sroce_path *path, const struct rdma_ah_attr *av,
  * @sdev: the device
  * @attr: the source GID's attribute
  *
+ * The GID's type decides RoCE v1 or v2 (@path->v1).
  * A GID the RDMA core added for an upper VLAN device of our netdev has
  * that device as its netdev: the path is routed out of it, so that the
  * frames are tagged. A GID of our netdev itself, or of a netdev in
@@ -155,6 +164,18 @@ struct sk_buff *sroce_net_alloc_skb_reuse(struct sroce_dev *sdev,
 int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad);
 
 /**
+ * sroce_net_store_icrc() - write a packet's ICRC into its last four bytes
+ * @skb: the packet, its room for the ICRC at its end (linear, or the
+ *	trailer fragment of sroce_net_put_trailer())
+ * @icrc: the ICRC (sroce_icrc()), or 0 when it could not be computed:
+ *	never the room's old bytes on the wire, a zero the peer drops
+ *
+ * Context: any.
+ * Return: 0, or -EFAULT when @skb is shorter than the ICRC.
+ */
+int sroce_net_store_icrc(struct sk_buff *skb, u32 icrc);
+
+/**
  * sroce_net_xmit() - send one RoCEv2 packet
  * @sdev: the sending device
  * @path: where to
@@ -175,6 +196,37 @@ int sroce_net_put_trailer(struct sk_buff *skb, unsigned int pad);
  */
 int sroce_net_xmit(struct sroce_dev *sdev, const struct sroce_path *path,
 		   struct dst_cache *cache, struct sk_buff *skb);
+
+/**
+ * sroce_net_deliver_local() - hand a packet for this host to its receive path
+ * @sdev: the sending device
+ * @path: the path it was sent on
+ * @skb: the packet, data at its BTH, no ICRC (zeros); consumed
+ *
+ * As sroce_net_xmit() does for a packet whose route ends here: received
+ * on the path's netdev, the sending QP beside it (&struct sroce_skb_cb).
+ *
+ * Context: any; softirqs may run. No lock the receive path takes.
+ * Return: 0, or -ENODEV when no receive path is registered.
+ */
+int sroce_net_deliver_local(struct sroce_dev *sdev,
+			    const struct sroce_path *path, struct sk_buff *skb);
+
+/**
+ * sroce_net_netdev_get() - the netdev a path's packets leave by, held
+ * @sdev: the device
+ * @path: the path
+ * @tracker: tracks the reference
+ *
+ * The source GID's netdev (a VLAN device on ours), while it exists in
+ * the device's namespace, else the device's netdev.
+ *
+ * Context: any.
+ * Return: the netdev; the caller puts it with netdev_put().
+ */
+struct net_device *sroce_net_netdev_get(struct sroce_dev *sdev,
+					const struct sroce_path *path,
+					netdevice_tracker *tracker);
 
 /**
  * sroce_net_can_chain() - whether @path's packets may go as one chain

@@ -20,8 +20,9 @@
  *     for the GSI QP, any entry of the port's table)
  * 11. a connected QP's packet comes from its peer:        rx_drop_path
  *     source and destination address are the QP's path
- *     (reversed); in this host, the sender is the QP's
- *     destination QP
+ *     (reversed), in RoCE v1 frames for a RoCE v1 QP
+ *     and in UDP for a RoCEv2 one; in this host, the
+ *     sender is the QP's destination QP
  *
  * A packet that passes goes to the QP's engines: requests to the responder
  * (RC, UC), responses to the completer (RC), datagrams to ud.c (UD, GSI),
@@ -162,6 +163,7 @@ static bool sroce_recv_from_peer(const struct sroce_qp *qp,
 				 const struct sk_buff *skb, bool wire)
 {
 	const struct sroce_path *p = &qp->req.path;
+	bool v1 = skb->protocol == htons(ETH_P_IBOE);
 	const struct ipv6hdr *ip6;
 	const struct iphdr *ip4;
 
@@ -169,6 +171,15 @@ static bool sroce_recv_from_peer(const struct sroce_qp *qp,
 		return true;
 	if (!wire)
 		return SROCE_SKB_CB(skb)->src_qpn == qp->params.dest_qpn;
+	/* A RoCE v1 QP takes RoCE v1 frames, a RoCEv2 one UDP datagrams. */
+	if (p->v1 != v1)
+		return false;
+	if (v1) {
+		/* The GRH has an IPv6 header's layout, and GIDs its addresses. */
+		ip6 = ipv6_hdr(skb);
+		return ipv6_addr_equal(&ip6->saddr, &p->daddr) &&
+		       ipv6_addr_equal(&ip6->daddr, &p->saddr);
+	}
 	if (skb->protocol == htons(ETH_P_IP)) {
 		ip4 = ip_hdr(skb);
 		return !p->ipv6 && ip4->saddr == p->daddr.s6_addr32[3] &&

@@ -242,6 +242,8 @@ struct page_pool;
  * @tx_pages_lock: serialises allocations from @tx_pages (a page pool
  *	takes one consumer at a time)
  * @cc: congestion control parameters (cc.h, the cc/ sysfs files)
+ * @roce_v1: the port speaks RoCE v1 too (the roce_v1 module parameter
+ *	when the device was added); fixed for the device's life
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -265,6 +267,7 @@ struct sroce_dev {
 	struct page_pool *tx_pages;
 	spinlock_t tx_pages_lock;	/* see the kernel-doc above */
 	struct sroce_cc_dev cc;
+	bool roce_v1;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

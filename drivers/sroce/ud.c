@@ -20,7 +20,7 @@
  * WQE stays posted. Otherwise the WQE gets the packet's IP header in its
  * first 40 bytes, where the RDMA core and libibverbs look for the
  * sender's address (an IPv4 header in the last 20 bytes, an IPv6 header
- * in all 40), then the payload.
+ * in all 40; a RoCE v1 packet's GRH), then the payload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -238,7 +238,12 @@ bool sroce_ud_pass(struct sroce_qp *qp)
 	return budget == UINT_MAX || err == -ENOMEM || err == -EFAULT;
 }
 
-/* The sender's IP header, where RoCEv2 puts it in the 40 GRH bytes. */
+/*
+ * The sender's IP header, where RoCEv2 puts it in the 40 GRH bytes; for
+ * RoCE v1, the GRH itself. The type is what the RDMA core turns into the
+ * GID type of a reply (ib_network_to_gid_type()): RDMA_NETWORK_IB would
+ * say IB_GID_TYPE_IB, which a RoCE port has none of.
+ */
 static enum rdma_network_type sroce_ud_grh(const struct sk_buff *skb,
 					   u8 grh[SROCE_GRH_BYTES])
 {
@@ -248,7 +253,9 @@ static enum rdma_network_type sroce_ud_grh(const struct sk_buff *skb,
 		       sizeof(struct iphdr));
 		return RDMA_NETWORK_IPV4;
 	}
-	memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	memcpy(grh, skb_network_header(skb), SROCE_GRH_BYTES);
+	if (skb->protocol == htons(ETH_P_IBOE))
+		return RDMA_NETWORK_ROCE_V1;
 	return RDMA_NETWORK_IPV6;
 }
 

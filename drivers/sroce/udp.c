@@ -34,28 +34,9 @@ struct sroce_udp_ns {
 
 static unsigned int sroce_udp_net_id;
 
-/*
- * The device a datagram is for: that of the netdev it arrived on, or of
- * the netdev below when that is a VLAN device (the RDMA core put the
- * VLAN's GIDs on the lower netdev's port), in the same namespace only: a
- * VLAN device moved to another namespace carries that namespace's
- * traffic. Holds a device reference.
- */
-static struct sroce_dev *sroce_udp_dev(struct net_device *ndev)
-{
-	struct sroce_dev *sdev = sroce_dev_get_by_netdev(ndev);
-	struct net_device *lower;
-
-	if (sdev || !is_vlan_dev(ndev))
-		return sdev;
-	lower = vlan_dev_real_dev(ndev);
-	return net_eq(dev_net(lower), dev_net(ndev)) ?
-		sroce_dev_get_by_netdev(lower) : NULL;
-}
-
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	struct sroce_dev *sdev = sroce_udp_dev(skb->dev);
+	struct sroce_dev *sdev = sroce_dev_get_by_rx_netdev(skb->dev);
 	struct sk_buff *list, *next;
 	unsigned int bad, n;
 

@@ -140,6 +140,13 @@ struct sroce_xrceth {
  */
 #define SROCE_GRH_BYTES		40
 
+/*
+ * RoCE v1 (IBTA annex A16): the Ethernet payload is a GRH (struct ib_grh,
+ * an IPv6 header's layout) whose next header is the BTH.
+ */
+#define SROCE_GRH_IPVER		6
+#define SROCE_GRH_NEXT_HDR	0x1b
+
 static_assert(sizeof(struct sroce_bth) == 12);
 static_assert(sizeof(struct sroce_reth) == 16);
 static_assert(sizeof(struct sroce_feth) == 4);

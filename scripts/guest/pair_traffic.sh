@@ -47,6 +47,21 @@ pair_result() {
 	pair_link_diag
 }
 
+# pair_pingpong DESCRIPTION PORT SERVER ADDRESS PROGRAM ARGS...: an
+# rdma-core pingpong (PROGRAM with ARGS, -p PORT added) on both guests,
+# SERVER (a or b) serving, the other connecting to ADDRESS once the server
+# listens; one TAP line on each side, 120 s at most.
+pair_pingpong() {
+	local d=$1 port=$2 server=$3 addr=$4
+	shift 4
+	barrier "pp$port"
+	if [ "$SROCE_ROLE" = "$server" ]; then
+		check "$d" serve_and_tell "$port" timeout 120 "$@" -p "$port"
+	else
+		check "$d" connect_when_told "$port" timeout 120 "$@" -p "$port" "$addr"
+	fi
+}
+
 # pair_verify DESCRIPTION PORT SERVER GID ARGS...: rc_verify.py, SERVER
 # (a or b) serving; the client's checks become our TAP lines.
 pair_verify() {

@@ -34,15 +34,8 @@ check "IP over the VLAN" wait_for 20 busybox ping -c 1 -W 2 "198.51.100.$peer"
 pingpong() {
 	local port=$1 server=$2
 	shift 2
-	barrier "pp$port"
-	if [ "$SROCE_ROLE" = "$server" ]; then
-		check "$driver serves: rc_pingpong $* over VLAN 100" serve_and_tell "$port" \
-			timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@"
-	else
-		check "$driver connects: rc_pingpong $* over VLAN 100" connect_when_told "$port" \
-			timeout 120 ibv_rc_pingpong -d dev0 -g "$g" -p "$port" -c "$@" \
-			"198.51.100.$peer"
-	fi
+	pair_pingpong "$driver: rc_pingpong $* over VLAN 100, $server serves" \
+		"$port" "$server" "198.51.100.$peer" ibv_rc_pingpong -d dev0 -g "$g" -c "$@"
 }
 # b watches eth0 for a's RoCE frames while a serves and then connects.
 if [ "$SROCE_ROLE" = b ]; then
