@@ -86,7 +86,11 @@ def meminfo():
     time.sleep(1)
     with open('/proc/meminfo') as f:
         m = dict(re.findall(r'(\w+):\s+(\d+)', f.read()))
-    return int(m['SUnreclaim']) + int(m['VmallocUsed'])
+    return {k: int(m.get(k, 0)) for k in ('SUnreclaim', 'VmallocUsed', 'Percpu')}
+
+
+def mem_total(m):
+    return m['SUnreclaim'] + m['VmallocUsed']
 
 
 def slabs():
@@ -480,13 +484,17 @@ def client(a):
     link.send({'op': 'mem'})
     there0 = link.recv()
     mem0, slab0 = meminfo(), slabs()
-    end = time.monotonic() + a.seconds
-    rnd = 1
-    while time.monotonic() < end:
+    start = time.monotonic()
+    rnd, mid, there_mid = 1, None, None
+    while time.monotonic() < start + a.seconds:
         n, b = client_round(ctx, a, link, rnd, rng)
         total_ops += n
         bad += b
         rnd += 1
+        if mid is None and time.monotonic() > start + a.seconds / 2:
+            link.send({'op': 'mem'})
+            there_mid = link.recv()['mem']
+            mid = meminfo()
     link.send({'op': 'mem'})
     there1 = link.recv()
     mem1, slab1 = meminfo(), slabs()
@@ -497,13 +505,15 @@ def client(a):
     tap(objs1 == objs0 and there1['objs'] == there0['objs'],
         'device objects as before: here %s, there %s' % (objs1, there1['objs']),
         'here before %s, there before %s' % (objs0, there0['objs']))
-    for who, m0, m1, s0, s1 in (('client', mem0, mem1, slab0, slab1),
-                                ('server', there0['mem'], there1['mem'],
-                                 there0['slabs'], there1['slabs'])):
-        tap(abs(m1 - m0) <= m0 / 100,
-            '%s: unreclaimable slab + vmalloc %d KiB after round 0, %d KiB at the end '
-            '(%+.2f %%)' % (who, m0, m1, 100.0 * (m1 - m0) / m0),
-            'grown: ' + grown(s0, s1))
+    for who, m0, mm, m1, s0, s1 in (('client', mem0, mid, mem1, slab0, slab1),
+                                    ('server', there0['mem'], there_mid, there1['mem'],
+                                     there0['slabs'], there1['slabs'])):
+        t0, t1 = mem_total(m0), mem_total(m1)
+        tap(abs(t1 - t0) <= t0 / 100,
+            '%s: unreclaimable slab + vmalloc %d KiB after round 0, %s KiB halfway, '
+            '%d KiB at the end (%+.2f %%)' %
+            (who, t0, mem_total(mm) if mm else '-', t1, 100.0 * (t1 - t0) / t0),
+            'from %s to %s; slab objects grown: %s' % (m0, m1, grown(s0, s1)))
 
 
 def main():
