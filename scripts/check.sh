@@ -6,8 +6,8 @@
 # N skipped". Exits non-zero on any failure.
 #   scripts/check.sh [--targets "deb12 deb13 bpo"] [--full]
 # The heavy suites (pyverbs, storage, nvmf, iser, interop, loss) and nfs
-# run on bpo, pyverbs, nvmf, interop and loss also on debug, and hostile
-# and endure on debug alone; deb12 and deb13 run the smoke subset; each target all
+# run on bpo, nvmf and loss also on debug, and hostile, endure and soak
+# on debug alone; deb12 and deb13 run the smoke subset; each target all
 # of them with --full (make check FULL=1), but for nfs on debug, whose
 # kernel has no NFS. jobs() below has the list and its reasons.
 # Logs of every guest are kept in out/check/TARGET-SUITE/. Suites of all
@@ -124,14 +124,16 @@ case "$full: $targets " in 1:*" bpo "*) step dkms "$SROCE_TOP/scripts/dkms-test.
 # perftest and a two-guest suite. The debug kernel is about three times
 # slower than bpo, from the same 7.3 source. So that a cold make check
 # stays under an hour, it runs (without --full) the suites whose code its
-# checkers watch best and no other of its suites takes: the user ABI
-# (pyverbs), crafted packets, ring abuse and receive-path fuzzing
-# (hostile), a kernel consumer across the link with its device removed
-# under I/O (nvmf), the timers and recovery (loss), another driver's
-# packets, RC, UD and rdma_cm (interop), mixed load (soak), beside the verbs, traffic and
-# device suites and KUnit. Left to bpo there: storage (nvmf's verbs in
-# loopback), iser (nvmf's), ud (interop's UD and rdma_cm, sroce on both
-# ends), perftest (traffic.sh's operations, verified there); and link to deb13.
+# checkers watch best and no other of its suites takes: crafted packets,
+# ring abuse and receive-path fuzzing (hostile), a kernel consumer across
+# the link with its device removed under I/O (nvmf), the timers and
+# recovery (loss), every object's life under mixed load (soak) and
+# teardown under traffic (endure), beside the verbs, traffic and device
+# suites and KUnit. Left to bpo there: pyverbs (the user ABI under the
+# checkers is soak's, verbs' and hostile's ring abuse), interop (another
+# driver's packets; hostile crafts worse), storage (nvmf's verbs in
+# loopback), iser (nvmf's), ud (sroce on both ends), perftest
+# (traffic.sh's operations, verified there); and link to deb13.
 jobs() {
 	local t=$1 s hostile_tmo=1200
 	# The fuzz's long form: 10^6 datagrams, 25 minutes on debug.
@@ -145,8 +147,7 @@ jobs() {
 		done
 		;;
 	*:debug)
-		for s in "one pyverbs 1200" "pair nvmf 1200" "pair interop 1200" \
-			"pair loss 1200"; do
+		for s in "pair nvmf 1200" "pair loss 1200"; do
 			echo "$t $s"
 		done
 		;;
@@ -180,7 +181,7 @@ jobs() {
 	1:* | *:deb12 | *:deb13 | *:bpo) echo "$t one perftest 900" ;;
 	esac
 	# Mixed load (soak.sh, issue 52): on debug, whose checkers watch it;
-	# two minutes of rounds, an hour with --full.
+	# a minute of rounds, an hour with --full.
 	case "$full:$t" in
 	1:debug) echo "$t pair soak 4500" ;;
 	*:debug) echo "$t pair soak 900" ;;

@@ -261,3 +261,22 @@ pair_mckey() {
 	wait $pid || rc=$?
 	pair_result "mckey $group: the receiver on $dev got 10" $rc /tmp/mc-recv.log
 }
+
+# pair_sroce_up: $me and $peer from the role (a is 192.0.2.1, b .2),
+# this guest's eth0 at its address, sroce's dev0 on it and its IPv4 GID
+# in $g ($dev set to dev0); then both guests up and the link carrying IP.
+# One TAP line per step.
+pair_sroce_up() {
+	case $SROCE_ROLE in
+	a) me=1 peer=2 ;;
+	*) me=2 peer=1 ;;
+	esac
+	ip link set eth0 up
+	ip addr add "192.0.2.$me/24" dev eth0
+	check "rdma link add dev0 type sroce" rdma link add dev0 type sroce netdev eth0
+	check "IPv4 GID" wait_for 10 pair_gid dev0
+	g=$(pair_gid dev0)
+	dev=dev0
+	barrier up
+	check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
+}

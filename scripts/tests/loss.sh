@@ -38,19 +38,7 @@ else
 fi
 [ "$LOSS_SET" = "$LOSS_FULL" ] ||
 	skip "make check runs a part of the matrix, for time" "the full netem matrix of issue 6"
-case $SROCE_ROLE in
-a) me=1 peer=2 ;;
-*) me=2 peer=1 ;;
-esac
-ip link set eth0 up
-ip addr add "192.0.2.$me/24" dev eth0
-check "rdma link add dev0 type sroce" rdma link add dev0 type sroce netdev eth0
-
-check "IPv4 GID" wait_for 10 pair_gid dev0
-g=$(pair_gid dev0)
-barrier up
-check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
-dev=dev0
+pair_sroce_up
 
 # Packets of priority 0 leaving this guest (RoCEv2, and ARP and neighbour
 # discovery) go to band 3 of a prio qdisc; those of any other priority to

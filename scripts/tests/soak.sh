@@ -6,27 +6,16 @@
 # random operations and sizes checked byte for byte, resized and
 # destroyed; netem loss every other round; the counters' story, device
 # objects and kernel memory at the end). Guest b serves, a drives.
-# SOAK_SECONDS: how long the rounds go on (make check: 120; FULL=1:
+# SOAK_SECONDS: how long the rounds go on (make check: 60; FULL=1:
 # 3600). The kernel log is checked after it by vm.sh (KASAN, lockdep,
 # kmemleak on the debug kernel).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
 
-secs=${SOAK_SECONDS:-120} todo=
+secs=${SOAK_SECONDS:-60} todo=
 [ "${SROCE_FULL:-0}" = 1 ] && secs=${SOAK_SECONDS:-3600}
-case $SROCE_ROLE in
-a) me=1 peer=2 ;;
-*) me=2 peer=1 ;;
-esac
-ip link set eth0 up
-ip addr add "192.0.2.$me/24" dev eth0
-check "rdma link add dev0 type sroce" rdma link add dev0 type sroce netdev eth0
-check "IPv4 GID" wait_for 10 pair_gid dev0
-g=$(pair_gid dev0)
-barrier up
-check "the link carries IP" wait_for 20 busybox ping -c 1 -W 2 "192.0.2.$peer"
-dev=dev0
+pair_sroce_up
 # b serves, a drives for $secs seconds (and the last round's end).
 barrier soak
 prog="$SROCE_SRC/scripts/tests/soak.py" rc=0

@@ -120,15 +120,22 @@ pair_cmd "ib_send_bw RC in partition 0x8001 (pkey_index 1), b serving" b \
 pair_cmd "ib_send_bw UD in partition 0x8001 (pkey_index 1), b serving" b \
 	'ib_send_bw -d $dev -x $g -c UD --pkey_index=1 -s 1024 -n 50 -F -p 18741' \
 	'ib_send_bw -d $dev -x $g -c UD --pkey_index=1 -s 1024 -n 50 -F -p 18741 192.0.2.2'
-[ "$SROCE_ROLE" = b ] && echo '1 0x8002' >$pt
-pk0=$(counter rx_drop_pkey)
-barrier pkey-split
-if [ "$SROCE_ROLE" = b ]; then
+# The split waits out a's retries and b's server (40 s): on the oldest
+# kernel, or everywhere with FULL=1 (pkey.py drops across partitions in
+# loopback on every target).
+if [ "$SROCE_TARGET" != deb12 ] && [ "${SROCE_FULL:-0}" != 1 ]; then
+	skip "make check splits the partition on deb12 only, for time" \
+		"a in partition 0x8001, b in 0x8002"
+elif [ "$SROCE_ROLE" = b ]; then
+	echo '1 0x8002' >$pt
+	pk0=$(counter rx_drop_pkey)
+	barrier pkey-split
 	serve_and_tell 18742 timeout 40 ib_send_bw -d sroce0 -x "$g" --pkey_index=1 \
 		-s 1024 -n 5 -F -p 18742 >/tmp/pkey-split.log 2>&1
 	check "a in partition 0x8001, b in 0x8002: b drops a's requests (rx_drop_pkey +$(($(counter rx_drop_pkey) - pk0)))" \
 		test $(($(counter rx_drop_pkey) - pk0)) -ge 1
 else
+	barrier pkey-split
 	check_fails "a in partition 0x8001, b in 0x8002: a's RC sends fail" \
 		connect_when_told 18742 timeout 60 ib_send_bw -d sroce0 -x "$g" \
 		--pkey_index=1 -s 1024 -n 5 -F -p 18742 192.0.2.2
