@@ -3,9 +3,13 @@
 #
 # Run a command in QEMU guests of one target and topology (design.md §2).
 #   scripts/vm.sh [--timeout S] [--keep DIR] TARGET TOPOLOGY COMMAND...
-# TOPOLOGY: one (guest "a" with a virtio-net NIC on an empty hub) or pair
-# (guests "a" and "b", their eth0s wired by a QEMU stream socket).
-# COMMAND runs in every guest with SROCE_ROLE=a|b; /sroceio is a directory
+# TOPOLOGY: one (guest "a" with a virtio-net NIC on an empty hub), pair
+# (guests "a" and "b", their eth0s wired by a QEMU stream socket) or
+# incast (a router "r" with three NICs, eth0 to eth2, each wired by a
+# stream socket to the eth0 of guest "a", "b" and "c" in that order;
+# guests get 1 GiB each unless SROCE_VM_MEM says otherwise).
+# COMMAND runs in every guest with SROCE_ROLE=a|b|r|c and SROCE_ROLES
+# listing them all; /sroceio is a directory
 # all guests and the host share (rendezvous). The guests' output is printed
 # with a "[role]" prefix when there are several. Then each guest's kernel
 # log is checked: a warning, BUG, Oops, KASAN, UBSAN, lockdep or kmemleak
@@ -16,7 +20,8 @@
 # SROCE_VM_MONITOR=1: each guest's QEMU monitor listens on
 # mon-ROLE.sock in that directory (scripts/tools/tcg_profile.py).
 # SROCE_VM_BOOTS=N: how many times guests that failed before user space
-# boot again from scratch, counting the first boot (3).
+# boot again from scratch, counting the first boot (3; incast's four
+# guests 5).
 # SROCE_VM_LINK=tap (pair only): wire the guests through two host taps on
 # a bridge of their own instead of the stream socket. A tap carries the
 # virtio-net header, so the guests get checksum offload and
@@ -34,7 +39,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -ge 3 ] || die "usage: vm.sh [--timeout S] [--keep DIR] TARGET one|pair COMMAND..."
+[ $# -ge 3 ] || die "usage: vm.sh [--timeout S] [--keep DIR] TARGET one|pair|incast COMMAND..."
 target=$1 topo=$2
 shift 2
 sroce_target_env "$target"
@@ -43,7 +48,8 @@ initrd=$("$SROCE_TOP/scripts/mkinitramfs.sh" "$target")
 case $topo in
 one) roles="a" ;;
 pair) roles="a b" ;;
-*) die "unknown topology $topo (one, pair)" ;;
+incast) roles="r a b c" ;;
+*) die "unknown topology $topo (one, pair, incast)" ;;
 esac
 
 io=$(mktemp -d /tmp/sroce-vm.XXXXXX)
@@ -86,12 +92,17 @@ accel=${SROCE_ACCEL:-tcg}
 # vCPUs, which keeps SMP semantics.
 accel_opt=$accel
 [ "$accel" = tcg ] && accel_opt=tcg,thread=single
-mem=${SROCE_VM_MEM:-2048}
+mem=2048
+[ "$topo" = incast ] && mem=1024
+mem=${SROCE_VM_MEM:-$mem}
 extra_append=${SROCE_VM_APPEND:-}
 
-start_guest() { # role index
-	local role=$1 i=$2 net append mon
-	local -a args
+# guest_nics ROLE INDEX: the QEMU options of the guest's NICs, in the
+# array nics. In incast the router listens on link-ROLE.sock for each of
+# the others.
+guest_nics() {
+	local role=$1 i=$2 net peer k=0
+	nics=()
 	case $topo in
 	one) net="hubport,id=n0,hubid=0" ;;
 	pair)
@@ -103,7 +114,25 @@ start_guest() { # role index
 			net="stream,id=n0,server=off,addr.type=unix,addr.path=$io/link.sock"
 		fi
 		;;
+	incast)
+		if [ "$role" = r ]; then
+			for peer in a b c; do
+				nics+=(-netdev "stream,id=n$k,server=on,addr.type=unix,addr.path=$io/link-$peer.sock"
+					-device "virtio-net-pci,netdev=n$k,mac=52:54:00:5c:01:0$k")
+				k=$((k + 1))
+			done
+			return
+		fi
+		net="stream,id=n0,server=off,addr.type=unix,addr.path=$io/link-$role.sock"
+		;;
 	esac
+	nics=(-netdev "$net" -device "virtio-net-pci,netdev=n0,mac=52:54:00:5c:00:0$i")
+}
+
+start_guest() { # role index
+	local role=$1 i=$2 append mon
+	local -a args
+	guest_nics "$role" "$i"
 	# tsc=reliable: under TCG the kernel's early TSC calibration can be
 	# off by a few tenths of a percent, and the clocksource watchdog then
 	# switched the guest to the HPET (9 of 73 kept boot logs, 8 of them
@@ -111,7 +140,7 @@ start_guest() { # role index
 	# profiled bench guest's samples were in read_hpet. The TSC follows
 	# the host's clock under TCG, as an invariant TSC does on hardware.
 	append="console=ttyS0 loglevel=5 panic=-1 oops=panic tsc=reliable"
-	append="$append sroce_role=$role sroce_target=$target"
+	append="$append sroce_role=$role sroce_roles=${roles// /,} sroce_target=$target"
 	[ -n "$MODROOT" ] && append="$append sroce_mods=1"
 	append="$append ${APPEND:-} $extra_append"
 	mon=none
@@ -130,7 +159,7 @@ start_guest() { # role index
 		-virtfs "local,path=$ROOT,mount_tag=sroceroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$SROCE_TOP,mount_tag=srocesrc,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$io,mount_tag=sroceio,security_model=none,multidevs=remap"
-		-netdev "$net" -device "virtio-net-pci,netdev=n0,mac=52:54:00:5c:00:0$i")
+		"${nics[@]}")
 	[ -n "$MODROOT" ] && args+=(-virtfs "local,path=$MODROOT,mount_tag=srocemods,security_model=none,readonly=on,multidevs=remap")
 	timeout -k 5 "$timeout" qemu-system-x86_64 "${args[@]}" >"$io/qemu-$role.log" 2>&1 &
 	guests+=($!)
@@ -167,6 +196,19 @@ early_failure() {
 	return 1
 }
 
+# past_calibration ROLE: wait (20 s at most) until the guest's kernel
+# logged at 1 s of uptime or later, past its timer calibration, or failed.
+# Four guests starting at once on two cores starved one's calibration
+# (bad_clock, or "IO-APIC + timer doesn't work") in 2 of the first 2 runs,
+# and starting them 2 s apart in 3 of 5.
+past_calibration() {
+	for _ in $(seq 200); do
+		grep -qE '^\[ *[1-9][0-9]*\.' "$io/console-$1.log" 2>/dev/null && return
+		failed_early "$1" && return
+		sleep 0.1
+	done
+}
+
 # boot_all: start the guests and wait for them; a guest that fails while
 # booting stops them all at once (it may hang rather than panic).
 boot_all() {
@@ -177,6 +219,10 @@ boot_all() {
 		if [ "$topo" = pair ] && [ "$role" = a ]; then
 			for _ in $(seq 100); do [ -S "$io/link.sock" ] && break; sleep 0.1; done
 		fi
+		if [ "$topo" = incast ] && [ "$role" = r ]; then
+			for _ in $(seq 100); do [ -S "$io/link-c.sock" ] && break; sleep 0.1; done
+		fi
+		[ "$topo" = incast ] && past_calibration "$role"
 		i=$((i + 1))
 	done
 	while :; do
@@ -197,7 +243,9 @@ boot_all() {
 # to SROCE_VM_BOOTS boots in all (3): the debug kernel's report has come
 # twice in a row on a loaded CI host. Each failed boot is said on the
 # output and its console kept as console-ROLE.boot-N.log.
-boots=${SROCE_VM_BOOTS:-3}
+boots=3
+[ "$topo" = incast ] && boots=5
+boots=${SROCE_VM_BOOTS:-$boots}
 boot=1
 boot_all
 while early_failure && [ "$boot" -lt "$boots" ]; do
@@ -221,7 +269,7 @@ bad='WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection|Kernel panic|possible c
 rc=0
 for role in $roles; do
 	pre=
-	[ "$topo" = pair ] && pre="[$role] "
+	[ "$topo" = one ] || pre="[$role] "
 	sed "s/^/$pre/" "$io/out-$role.log" 2>/dev/null || true
 	code=$(cat "$io/exit-$role" 2>/dev/null || echo none)
 	if [ "$code" = none ]; then

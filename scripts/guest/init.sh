@@ -17,10 +17,12 @@ mount -t configfs configfs /sys/kernel/config 2>/dev/null
 arg() { sed -n "s/.*\bsroce_$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 SROCE_ROLE=$(arg role)
 SROCE_TARGET=$(arg target)
+# Every guest of the topology (rendezvous.sh's barriers wait for them).
+SROCE_ROLES=$(arg roles | tr , ' ')
 SROCE_IO=/sroceio
 SROCE_SRC=/sroce
 SROCE_KO=/sroce/out/$SROCE_TARGET/sroce.ko
-export SROCE_ROLE SROCE_TARGET SROCE_IO SROCE_SRC SROCE_KO
+export SROCE_ROLE SROCE_ROLES SROCE_TARGET SROCE_IO SROCE_SRC SROCE_KO
 hostname "sroce-$SROCE_ROLE"
 ip link set lo up
 modprobe virtio_net 2>/dev/null
