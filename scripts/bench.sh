@@ -50,13 +50,7 @@ mkdir -p "$out"
 
 "$SROCE_TOP/scripts/deps.sh"
 # gnuplot draws the plots; only the benchmark needs it.
-if ! dpkg-query -W -f='${Status}\n' gnuplot-nox 2>/dev/null | grep -q 'ok installed'; then
-	log "installing gnuplot-nox"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		gnuplot-nox >&2 || { apt-get update -qq >&2 &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends gnuplot-nox >&2; }
-fi
+sroce_need_gnuplot
 # shellcheck disable=SC2086
 "$SROCE_TOP/scripts/setup-targets.sh" $targets
 

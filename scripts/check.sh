@@ -51,12 +51,13 @@ step() {
 # cores TOPOLOGY COMMAND...: run COMMAND holding a host core per guest.
 # TCG runs each guest on one host thread; the workers must not put more
 # guests than cores on the host, or a guest starved of CPU looks like a
-# dead peer to the other's ACK timer. "pair" takes both locks (in order),
-# "one" whichever is free first.
+# dead peer to the other's ACK timer. "pair" and "incast" (four guests,
+# the most the host can give them) take both locks (in order), "one"
+# whichever is free first.
 cores() {
 	local topo=$1 rc
 	shift
-	if [ "$topo" = pair ]; then
+	if [ "$topo" != one ]; then
 		flock "$outdir/core0.lock" flock "$outdir/core1.lock" "$@"
 		return
 	fi
@@ -142,7 +143,7 @@ jobs() {
 	1:* | *:bpo)
 		for s in "one pyverbs 1200" "one storage 900" "pair nvmf 1200" \
 			"pair iser 900" "pair interop 1200" "pair loss 1200" \
-			"pair vlan_interop 900" "pair cc 600"; do
+			"pair vlan_interop 900" "pair cc 600" "incast incast 900"; do
 			echo "$t $s"
 		done
 		;;
@@ -251,7 +252,7 @@ for t in debug bpo deb13 deb12 $targets; do
 		echo "$t - - -" >>"$queue.all"
 	fi
 done
-{ grep ' pair ' "$queue.all"; grep -v ' pair ' "$queue.all"; } >"$queue"
+{ grep -v ' one ' "$queue.all"; grep ' one ' "$queue.all"; } >"$queue"
 echo 0 >"$outdir/queue.next"
 
 # next_job: the number of the next job in the queue, or nothing when the

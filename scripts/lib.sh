@@ -9,6 +9,17 @@ export SROCE_TOP SROCE_CACHE
 die() { echo "sroce: error: $*" >&2; exit 1; }
 log() { echo "sroce: $*" >&2; }
 
+# sroce_need_gnuplot: gnuplot-nox installed (the plots of make bench and
+# scripts/incast.sh), from the host's apt sources.
+sroce_need_gnuplot() {
+	dpkg-query -W -f='${Status}\n' gnuplot-nox 2>/dev/null | grep -q 'ok installed' && return
+	log "installing gnuplot-nox"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		gnuplot-nox >&2 || { apt-get update -qq >&2 &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends gnuplot-nox >&2; }
+}
+
 # Serialise the setup steps that write to the cache: two make invocations
 # (or a CI run next to a developer's) must not debootstrap into one dir.
 sroce_lock() {

@@ -24,6 +24,7 @@ import conform_env
 import conform_cases  # noqa: F401 (registers the cases)
 import conform_ring  # noqa: F401 (registers the cases)
 import rdmatest
+from rsttable import rst_table
 from conform_env import CASES
 
 
@@ -65,15 +66,7 @@ def table(ours, theirs):
         cell = [('as specified' if x['ok'] else x['seen']) if x else 'not run'
                 for x in (r, b.get(ident))]
         rows.append(('%s %s' % (ident, r['desc']), cell[0], cell[1]))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    rule = ' '.join('=' * w for w in widths)
-    lines = [rule]
-    for n, row in enumerate(rows):
-        lines.append(' '.join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
-        if n == 0:
-            lines.append(rule)
-    lines.append(rule)
-    print('\n'.join(lines))
+    print(rst_table(rows))
     for drv, res in (('sroce', a), ('rdma_rxe', b)):
         print('%s: %d of %d cases as specified' %
               (drv, sum(r['ok'] for r in res.values()), len(res)))
