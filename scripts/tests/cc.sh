@@ -12,7 +12,10 @@
 # wire format of annex A17.9.2 (a tc u32 filter on a's ingress matches
 # each field: opcode, BECN, the 16 zero bytes, the length, DSCP 48 and
 # Not-ECT; the ICRC is what sroce's ingress checks before rp_cnp_handled
-# counts); nothing may have gone unhandled. Knob writes out of range fail.
+# counts); nothing may have gone unhandled. b sends its ACKs on
+# ack_dscp 10 and its CNPs at skb priority 5 (np_cnp_prio): a's ingress
+# counts ACKs with that DSCP against all ACKs, b's egress CNPs with that
+# priority against all CNPs. Knob writes out of range fail.
 # Then b checks IB_QP_RATE_LIMIT in loopback (rate_limit.py).
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
@@ -45,6 +48,19 @@ echo 20 >$cc/rp_min_rate
 echo 1000000 >$cc/rp_dce_tcp_rtt
 echo 100000 >$cc/rp_time_reset
 echo 0 >$cc/rp_byte_reset
+if [ "$SROCE_ROLE" = b ]; then
+	echo 10 >$cc/ack_dscp
+	echo 5 >$cc/np_cnp_prio
+	tc qdisc add dev eth0 clsact
+	# CNPs leaving b at skb priority 5 (prio 20), all of them (prio 21).
+	check "b's egress counts CNPs at priority 5" \
+		tc filter add dev eth0 egress protocol ip prio 20 basic \
+		match "meta(priority eq 5) and u32(u8 0x81 0xff at 28)" action gact continue
+	check "b's egress counts all CNPs" \
+		tc filter add dev eth0 egress protocol ip prio 21 u32 \
+		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
+		match u8 0x81 0xff at 28 action gact continue
+fi
 if [ "$SROCE_ROLE" = a ]; then
 	# One skb per CNP at tc ingress: GRO would gather them in lists.
 	ethtool -K eth0 gro off
@@ -68,6 +84,16 @@ if [ "$SROCE_ROLE" = a ]; then
 		tc filter add dev eth0 ingress protocol ip prio 11 u32 \
 		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
 		match u8 0x81 0xff at 28 action gact continue
+	# ACKs (BTH opcode 0x11) with DSCP 10 and Not-ECT (prio 12), all
+	# ACKs (prio 13).
+	check "a's ingress counts ACKs on DSCP 10" \
+		tc filter add dev eth0 ingress protocol ip prio 12 u32 \
+		match ip tos 0x28 0xff match ip protocol 17 0xff \
+		match u16 4791 0xffff at 22 match u8 0x11 0xff at 28 action gact continue
+	check "a's ingress counts all ACKs" \
+		tc filter add dev eth0 ingress protocol ip prio 13 u32 \
+		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
+		match u8 0x11 0xff at 28 action gact continue
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 	echo 1 >/sys/kernel/tracing/events/sroce/sroce_cc_rate/enable
 fi
@@ -100,12 +126,27 @@ fi
 barrier done 200
 
 counter() { link_counter $dev "$1"; }
+# filter_hits DIRECTION PREF1 PREF2: the packets the actions of eth0's
+# filters PREF1 and PREF2 took in that direction. (From tc's text: its
+# JSON of a basic filter's ematch is not JSON.)
+filter_hits() {
+	tc -s filter show dev eth0 "$1" | awk -v p="$2" -v q="$3" '
+		/ pref [0-9]+ / { for (i = 1; i < NF; i++) if ($i == "pref") cur = $(i + 1) }
+		/Sent [0-9]+ bytes [0-9]+ pkt/ { for (i = 1; i < NF; i++) if ($i == "bytes") n[cur] = $(i + 1) }
+		END { print n[p] + 0, n[q] + 0 }'
+}
+# some_all FILE: FILE holds "SOME ALL", both the same and above 0.
+# shellcheck disable=SC2046
+some_all() { set -- $(cat "$1"); [ "$1" -gt 0 ] && [ "$1" = "$2" ]; }
 positive() { [ "$(counter "$1")" -gt 0 ]; }
 if [ "$SROCE_ROLE" = b ]; then
 	check "b: np_ecn_marked_roce_packets > 0 ($(counter np_ecn_marked_roce_packets))" \
 		positive np_ecn_marked_roce_packets
 	check "b: np_cnp_sent > 0 ($(counter np_cnp_sent))" positive np_cnp_sent
 	# IB_QP_RATE_LIMIT, in loopback on b (no CE marking there).
+	filter_hits egress 20 21 >$work/cnps
+	echo "CNPs at priority 5, all: $(cat $work/cnps)" | diag
+	check "b: every CNP left at skb priority 5 (np_cnp_prio)" some_all $work/cnps
 	tap_program 200 rate_limit.py $dev "$g"
 else
 	check "a: rp_cnp_handled > 0 ($(counter rp_cnp_handled))" positive rp_cnp_handled
@@ -117,18 +158,12 @@ else
 	sort -k2 -n $work/rates 2>/dev/null | head -n 1 | diag
 	check "a: a resource dump showed the rate below 1 Gbit/s" \
 		sh -c "awk '\$2 < 1000000 { f = 1 } END { exit !f }' $work/rates"
-	# The packets each filter's action took: prio 10, then prio 11.
-	tc -s -j filter show dev eth0 ingress >$work/filters
-	python3 -c '
-import json, sys
-n = {}
-for f in json.load(open(sys.argv[1])):
-    for a in f.get("options", {}).get("actions", []):
-        n[f["pref"]] = a["stats"]["packets"]
-print(n.get(10, 0), n.get(11, 0))' $work/filters >$work/cnps
+	filter_hits ingress 10 11 >$work/cnps
 	echo "well formed, all: $(cat $work/cnps)" | diag
-	check "a: CNPs arrived, every one well formed" sh -c \
-		"set -- \$(cat $work/cnps); [ \$1 -gt 0 ] && [ \$1 = \$2 ]"
+	check "a: CNPs arrived, every one well formed" some_all $work/cnps
+	filter_hits ingress 12 13 >$work/acks
+	echo "ACKs on DSCP 10, all: $(cat $work/acks)" | diag
+	check "a: b's ACKs arrived, every one on ack_dscp 10" some_all $work/acks
 	check "a: none failed the ICRC ($(counter rx_drop_icrc))" [ "$(counter rx_drop_icrc)" = 0 ]
 	check "a: tx_wait_rate > 0 ($(counter tx_wait_rate)): the pacer held a back" \
 		positive tx_wait_rate
