@@ -294,16 +294,17 @@ class Nvmf(unittest.TestCase):
             fio("sroce", 1, 3000, 800, 9000, 0.9, point="f1"),
             fio("sroce", 2, 5000, 400, 15000, 1.5, point="f9"),
             fio("sroce", 3, 4000, 600, 12000, 1.8, point="f17"),
-            fio("rxe", 1, 1000, 2000, 3000, 0.6),
-            fio("rxe", 2, 2000, 1200, 6000, 1.2),
+            fio("rxe", 1, 1000, 2000, 3000, 0.6, point="f6"),
+            fio("rxe", 2, 2000, 1200, 6000, 1.2, point="f14"),
             "kind=fio drv=rxe topo=one rw=randread bs=4096 iodepth=32 "
             "jobs=1 rep=3 point=f20 failed=1",
-            fio("loop", 1, 5000, 300, 15000, 0.75),
+            fio("loop", 1, 5000, 300, 15000, 0.75, point="f11"),
             fio("sroce", 1, 900, 50, 2700, 0.3, qd=1, point="f2"),
         ]
         with open(os.path.join(self.dir, "deb13-one", "nvmf.raw"), "w") as f:
             f.write("\n".join(lines) + "\n")
-        # sroce's first run took 80 % of a host core's vCPU thread.
+        # sroce's first run took 80 % of a host core's vCPU thread, and
+        # 9 s of the host in all: 1000 usec per I/O.
         with open(os.path.join(self.dir, "deb13-one", "host-cpu.txt"), "w") as f:
             f.write("f1 a 10.0 8.0 9.0\n")
 
@@ -329,6 +330,8 @@ class Nvmf(unittest.TestCase):
         self.assertAlmostEqual(r["rxe"]["cpu_us_per_io"], 200.0)
         self.assertAlmostEqual(r["cpu_vs_rxe"], 0.5)
         self.assertAlmostEqual(r["sroce"]["host_vcpu"], 0.8)
+        self.assertAlmostEqual(r["sroce"]["host_us_per_io"], 1000.0)
+        self.assertIsNone(r["host_vs_rxe"])  # rdma_rxe's runs had no host figure
         q1 = [r for r in rows if r["iodepth"] == 1][0]
         self.assertIsNone(q1["iops_vs_rxe"])  # no rdma_rxe figure: no ratio
 

@@ -15,7 +15,7 @@ import statistics
 TRANSPORTS = ("sroce", "rxe", "loop")
 NAMES = {"sroce": "sroce", "rxe": "rdma_rxe", "loop": "loop"}
 FIGURES = ("iops", "mibs", "p50_us", "p99_us", "cpu_us_per_io",
-           "kcpu_us_per_io", "host_vcpu")
+           "kcpu_us_per_io", "host_us_per_io", "host_vcpu")
 
 
 def read_points(folder, raw_files):
@@ -42,6 +42,8 @@ def read_points(folder, raw_files):
                 h = host.get(p.get("point"))
                 if h:
                     p["host_vcpu"] = h["vcpu"]
+                    if p.get("ios"):
+                        p["host_us_per_io"] = h["qemu_s"] * 1e6 / p["ios"]
                 points.append(p)
     return points
 
@@ -79,6 +81,8 @@ def summarise(points):
         row["iops_vs_loop"] = share(s["iops"], lo["iops"])
         row["p99_vs_rxe"] = share(s["p99_us"], x["p99_us"])
         row["cpu_vs_rxe"] = share(s["cpu_us_per_io"], x["cpu_us_per_io"])
+        row["host_vs_rxe"] = share(s["host_us_per_io"], x["host_us_per_io"])
+        row["host_vs_loop"] = share(s["host_us_per_io"], lo["host_us_per_io"])
         rows.append(row)
     return rows
 
@@ -105,8 +109,12 @@ def markdown(rows):
            "fio's total latency, submission and completion (usec). CPU per I/O: the busy time "
            "(/proc/stat) of every guest involved while fio ran, its start "
            "included, over the I/Os it completed (usec); kernel CPU is "
-           "the system, irq and softirq share. vCPU: the busiest guest's "
-           "vCPU thread on the host, in % of a core. Ratios: sroce / "
+           "the system, irq and softirq share. Host CPU per I/O: the host "
+           "CPU time of every guest's QEMU while fio ran, over the I/Os "
+           "(usec): what an I/O cost the host, which the host's other "
+           "load moves far less than the guests' own clocks. vCPU: the "
+           "busiest guest's vCPU thread on the host, in % of a core. "
+           "Ratios: sroce / "
            "rdma_rxe and sroce / loop (IOPS: higher is better; p99 and "
            "CPU: lower is better).",
            "",
@@ -115,8 +123,10 @@ def markdown(rows):
            "| sroce p50 | rdma_rxe p50 | loop p50 | sroce p99 | rdma_rxe p99 "
            "| loop p99 | p99 sroce/rxe | sroce CPU/IO | rdma_rxe CPU/IO "
            "| loop CPU/IO | sroce kCPU/IO | rdma_rxe kCPU/IO | loop kCPU/IO "
+           "| sroce host/IO | rdma_rxe host/IO | loop host/IO "
+           "| host/IO sroce/rxe | host/IO sroce/loop "
            "| sroce vCPU % | rdma_rxe vCPU % | loop vCPU % |",
-           "|---" * 27 + "|"]
+           "|---" * 32 + "|"]
     for r in rows:
         t = [r[d] for d in TRANSPORTS]
         fails = sum(d["failed"] for d in t)
@@ -130,6 +140,8 @@ def markdown(rows):
         cols += [_fmt(r["p99_vs_rxe"], 2)]
         cols += [_fmt(d["cpu_us_per_io"]) for d in t]
         cols += [_fmt(d["kcpu_us_per_io"]) for d in t]
+        cols += [_fmt(d["host_us_per_io"]) for d in t]
+        cols += [_fmt(r["host_vs_rxe"], 2), _fmt(r["host_vs_loop"], 2)]
         cols += [_fmt(None if d["host_vcpu"] is None else 100 * d["host_vcpu"], 0)
                  for d in t]
         out.append("| " + " | ".join(cols) + " |")

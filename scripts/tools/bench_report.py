@@ -27,7 +27,8 @@ LAT_KEYS = ("typ", "avg", "p99", "p999")
 
 def read_host_cpu(path):
     """Point number -> {"vcpu": the busiest guest's vCPU thread share of
-    a host core, "qemu": host cores all the guests' QEMUs took}."""
+    a host core, "qemu": host cores all the guests' QEMUs took, "qemu_s":
+    the host CPU seconds they took}."""
     per = {}
     try:
         with open(path) as f:
@@ -37,11 +38,12 @@ def read_host_cpu(path):
                     continue
                 wall, vcpu, qemu = (float(x) for x in w[2:])
                 if wall > 0:
-                    per.setdefault(w[0], {})[w[1]] = (vcpu / wall, qemu / wall)
+                    per.setdefault(w[0], {})[w[1]] = (vcpu / wall, qemu / wall, qemu)
     except OSError:
         return {}
-    return {n: {"vcpu": max(v for v, _ in g.values()),
-                "qemu": sum(q for _, q in g.values())}
+    return {n: {"vcpu": max(v[0] for v in g.values()),
+                "qemu": sum(v[1] for v in g.values()),
+                "qemu_s": sum(v[2] for v in g.values())}
             for n, g in per.items()}
 
 
