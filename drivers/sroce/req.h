@@ -68,6 +68,9 @@ enum {
  *	QP's packets are still in this host (SROCE_ACK_HOLD); reset by
  *	progress
  * @timers_off: the QP is going away: @ack_timer does nothing (under sq_lock)
+ * @ack_due: when the local ACK timeout is due: the last arming plus the
+ *	timeout. Progress moves it and leaves @ack_timer queued where it
+ *	was; fired before it, @ack_timer only moves itself on to it
  * @ack_timer: the local ACK timeout, pending while packets are unanswered
  *	or posted WQEs wait behind the QP's full transmit share; an
  *	hrtimer, because IBTA bounds the time to RETRY_EXC_ERR by
@@ -121,6 +124,7 @@ struct sroce_req {
 	u8 rnr_left;
 	u8 hold_left;
 	bool timers_off;
+	ktime_t ack_due;
 	struct hrtimer ack_timer;
 	struct timer_list rnr_timer;
 	struct sroce_path path;
