@@ -12,6 +12,9 @@
 #                          PLACES="irq apart": where perftest runs,
 #                          QPS="1 4": the QP counts of the bandwidth tests,
 #                          REPS=3: runs per point, the median reported)
+#   make bench SECTIONS=nvmf      NVMe-oF instead (fio through nvme-rdma on
+#                          sroce and rdma_rxe and nvme-loop; "perftest nvmf"
+#                          both; Documentation/performance.rst)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r), and the
@@ -54,7 +57,8 @@ demo:
 bench:
 	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)") \
 		$(if $(MTUS),--mtus "$(MTUS)") $(if $(PLACES),--places "$(PLACES)") \
-		$(if $(QPS),--qps "$(QPS)") $(if $(REPS),--reps "$(REPS)")
+		$(if $(QPS),--qps "$(QPS)") $(if $(REPS),--reps "$(REPS)") \
+		$(if $(SECTIONS),--sections "$(SECTIONS)")
 
 lint:
 	scripts/deps.sh

@@ -7,7 +7,7 @@
 # plots, under results/bench-DATE/ (or --out DIR).
 #   scripts/bench.sh [--quick] [--targets "bpo"] [--topos "pair one"]
 #                    [--mtus "1500 9000"] [--places "irq apart"] [--qps "1 4"]
-#                    [--reps N] [--out DIR]
+#                    [--reps N] [--sections "perftest nvmf"] [--out DIR]
 # Full: ib_{write,read,send}_bw at 64 B, 4 KiB, 64 KiB and 1 MiB with 1
 # and 4 QPs, ib_atomic_bw, ib_{write,send,read}_lat at 2 B, 64 B and
 # 4 KiB, netdev MTU 1500 and 9000, each point the median of 3 runs
@@ -23,10 +23,14 @@
 # time of each guest's QEMU and vCPU thread is read meanwhile, point by
 # point (scripts/tools/host_cpu.py). The guests run under TCG: only
 # ratios within one run and one placement mean anything.
+# --sections: perftest (the default), nvmf, or both: NVMe-oF, fio through
+# nvme-rdma over sroce and over rdma_rxe and through nvme-loop, in the
+# same boot (scripts/guest/bench_nvmf.sh; quick: five 3 s cells per
+# transport); with nvmf alone the topologies default to "one pair".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=full targets=bpo topos= mtus= places= qpss= reps= out=
+mode=full targets=bpo topos= mtus= places= qpss= reps= out= sections=perftest
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) mode=quick; shift ;;
@@ -36,14 +40,22 @@ while [ $# -gt 0 ]; do
 	--places) places=$2; shift 2 ;;
 	--qps) qpss=$2; shift 2 ;;
 	--reps) reps=$2; shift 2 ;;
+	--sections) sections=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--qps LIST] [--reps N] [--out DIR]" ;;
+	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--qps LIST] [--reps N] [--sections LIST] [--out DIR]" ;;
 	esac
 done
 case $reps in
 ''|[1-9]|[1-9][0-9]) ;;
 *) die "--reps wants a run count from 1 to 99, not '$reps'" ;;
 esac
+for s in $sections; do
+	case $s in
+	perftest | nvmf) ;;
+	*) die "--sections wants perftest and/or nvmf, not '$s'" ;;
+	esac
+done
+[ "$sections" = nvmf ] && [ -z "$topos" ] && topos="one pair"
 [ -n "$topos" ] || { [ $mode = quick ] && topos=pair || topos="pair one"; }
 out=${out:-$SROCE_TOP/results/bench-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
@@ -70,7 +82,7 @@ for t in $targets; do
 		iofile=$(mktemp)
 		SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" \
 			--keep "$out/$t-$topo" "$t" "$topo" \
-			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' BENCH_QPSS='$qpss' BENCH_REPS='$reps' sh \$SROCE_SRC/scripts/guest/bench.sh" \
+			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' BENCH_QPSS='$qpss' BENCH_REPS='$reps' BENCH_SECTIONS='$sections' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 			>"$out/$t-$topo.log" 2>&1 &
 		vm=$!
 		io=

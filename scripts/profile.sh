@@ -10,14 +10,21 @@
 #   scripts/profile.sh [--target T] [--topo pair|one] [--iters N]
 #                      [--mtu M] [--place P] [--out DIR]
 #                      ["KIND TOOL SIZE QPS"]
+#   scripts/profile.sh --nvmf [--target T] [--topo pair|one] [--runtime S]
+#                      [--transports "sroce rxe loop"] [--out DIR]
+#                      ["RW BS IODEPTH JOBS"]
 # The point defaults to "bw ib_write_bw 65536 1" with 2000 iterations
 # (some 15 s per driver on bpo), netdev MTU 1500 and placement free
 # (--place: irq, apart or free, as scripts/guest/bench.sh). Sampling slows
 # the guests: compare the shares, not the bandwidth, with make bench.
+# --nvmf: the same for one fio cell of make bench's NVMe-oF section
+# (scripts/guest/bench_nvmf.sh; default "randread 4096 32 1", 15 s per
+# transport), through each transport in turn.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-target=bpo topo=pair iters=2000 mtu=1500 place=free out=
+target=bpo topo=pair iters=2000 mtu=1500 place=free out= nvmf= runtime=15
+transports="sroce rxe loop"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--target) target=$2; shift 2 ;;
@@ -26,11 +33,18 @@ while [ $# -gt 0 ]; do
 	--mtu) mtu=$2; shift 2 ;;
 	--place) place=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-*) die "usage: profile.sh [--target T] [--topo pair|one] [--iters N] [--mtu M] [--place P] [--out DIR] [POINT]" ;;
+	--nvmf) nvmf=1; shift ;;
+	--runtime) runtime=$2; shift 2 ;;
+	--transports) transports=$2; shift 2 ;;
+	-*) die "usage: profile.sh [--nvmf] [--target T] [--topo pair|one] [--iters N] [--runtime S] [--transports LIST] [--mtu M] [--place P] [--out DIR] [POINT]" ;;
 	*) break ;;
 	esac
 done
 point=${1:-bw ib_write_bw 65536 1}
+sections=perftest
+if [ -n "$nvmf" ]; then
+	point=${1:-randread 4096 32 1} sections=nvmf
+fi
 out=${out:-$SROCE_TOP/results/profile-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 
@@ -42,7 +56,7 @@ mkdir -p "$out"
 iofile=$(mktemp)
 SROCE_VM_MONITOR=1 SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" \
 	--timeout 1800 --keep "$out/io" "$target" "$topo" \
-	"BENCH_MODE=profile BENCH_TOPO=$topo BENCH_POINT='$point' BENCH_ITERS=$iters BENCH_MTUS=$mtu BENCH_PLACES=$place sh \$SROCE_SRC/scripts/guest/bench.sh" \
+	"BENCH_MODE=profile BENCH_TOPO=$topo BENCH_POINT='$point' BENCH_ITERS=$iters BENCH_MTUS=$mtu BENCH_PLACES=$place BENCH_SECTIONS=$sections BENCH_NVMF_CELL='$point' BENCH_NVMF_RUNTIME=$runtime BENCH_NVMF_TRANSPORTS='$transports' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 	>"$out/vm.log" 2>&1 &
 vm=$!
 io=

@@ -68,6 +68,9 @@ enum {
  *	QP's packets are still in this host (SROCE_ACK_HOLD); reset by
  *	progress
  * @timers_off: the QP is going away: @ack_timer does nothing (under sq_lock)
+ * @ack_due: when the local ACK timeout is due: the last arming plus the
+ *	timeout. Progress moves it and leaves @ack_timer queued where it
+ *	was; fired before it, @ack_timer only moves itself on to it
  * @ack_timer: the local ACK timeout, pending while packets are unanswered
  *	or posted WQEs wait behind the QP's full transmit share; an
  *	hrtimer, because IBTA bounds the time to RETRY_EXC_ERR by
@@ -121,6 +124,7 @@ struct sroce_req {
 	u8 rnr_left;
 	u8 hold_left;
 	bool timers_off;
+	ktime_t ack_due;
 	struct hrtimer ack_timer;
 	struct timer_list rnr_timer;
 	struct sroce_path path;
@@ -191,11 +195,12 @@ static inline void sroce_req_kick(struct sroce_req *req)
  * sroce_req_run() - run the requester in the caller's context
  * @qp: the QP
  *
- * For a user's doorbell whose peer is not in this host (@qp's
- * req.peer_local false): the send costs the poster's time, not a context
- * switch. If the requester already runs, that runner makes another pass.
+ * For a post_send whose peer is not in this host, where
+ * sroce_qp_post_runs_pass() allows: the send costs the poster's time, not
+ * a context switch. If the requester already runs, that runner makes
+ * another pass.
  *
- * Context: process context, no lock held.
+ * Context: a task with interrupts on; the poster's own locks may be held.
  */
 void sroce_req_run(struct sroce_qp *qp);
 

@@ -49,10 +49,16 @@ void sroce_retry_arm(struct sroce_qp *qp, bool restart)
 {
 	struct hrtimer *t = &qp->req.ack_timer;
 	u64 us = sroce_ack_timeout_usecs(qp->params.timeout);
+	ktime_t due;
 
 	if (!us || (!restart && hrtimer_is_queued(t)))
 		return;
-	hrtimer_start(t, ns_to_ktime(us * NSEC_PER_USEC), HRTIMER_MODE_REL_SOFT);
+	due = ktime_add_us(ktime_get(), us);
+	WRITE_ONCE(qp->req.ack_due, due);
+	/* Queued to fire no later than due: it moves itself on then. */
+	if (hrtimer_is_queued(t) && !ktime_after(hrtimer_get_expires(t), due))
+		return;
+	hrtimer_start(t, due, HRTIMER_MODE_ABS_SOFT);
 }
 
 void sroce_retry_progress(struct sroce_qp *qp)
@@ -150,6 +156,14 @@ static enum hrtimer_restart sroce_retry_ack_timeout(struct hrtimer *t)
 	u32 head, pos;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	/*
+	 * Progress since it was queued: on to the deadline that progress set
+	 * (started, not set_expires: the requester may start it meanwhile).
+	 */
+	if (ktime_before(ktime_get(), READ_ONCE(qp->req.ack_due))) {
+		hrtimer_start(t, READ_ONCE(qp->req.ack_due), HRTIMER_MODE_ABS_SOFT);
+		goto out;
+	}
 	head = qp->sq.index;
 	/* Acquire pairs with the requester's release of its position. */
 	pos = smp_load_acquire(&qp->req.pos);

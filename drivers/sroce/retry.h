@@ -27,6 +27,11 @@ struct sroce_qp;
  * @restart: push the deadline back even when the timer is pending
  *	(progress was made); else only start it when it is not
  *
+ * A restart only moves &sroce_req.ack_due: the timer stays queued and,
+ * fired early, moves itself on. Progress comes with every ACK; a
+ * restart each time re-queued the hrtimer and could reprogram the CPU's
+ * clock event.
+ *
  * Context: any.
  */
 void sroce_retry_arm(struct sroce_qp *qp, bool restart);

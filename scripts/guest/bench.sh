@@ -360,6 +360,19 @@ point() {
 	fi
 }
 
+# BENCH_SECTIONS: perftest (the default), nvmf (scripts/guest/bench_nvmf.sh)
+# or both, nvmf first.
+case " ${BENCH_SECTIONS:-perftest} " in
+*" nvmf "*) . "$SROCE_SRC/scripts/guest/bench_nvmf.sh" ;;
+esac
+case " ${BENCH_SECTIONS:-perftest} " in
+*" perftest "*) ;;
+*)
+	tap_done
+	exit
+	;;
+esac
+
 # The link's capacity first, each way, with no RDMA driver loaded (pair
 # only: in loopback nothing crosses a link). pktgen is a module the
 # kernel may not have: then it says so and the bench goes on.

@@ -8,6 +8,7 @@ that had to recover; and
 scripts/tools/host_cpu.py on a stand-in QEMU. No guest, no gnuplot needed (without it
 the plots are skipped and said so on stderr)."""
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -272,6 +273,79 @@ class HostCpu(unittest.TestCase):
         self.assertGreater(vcpu, 0.2 * wall)
         self.assertLessEqual(vcpu, qemu + 0.05)
         self.assertLessEqual(qemu, 1.1 * wall + 0.05)
+
+
+def fio(drv, rep, iops, p99, ios, cpu, rw="randread", qd=32, point="f1"):
+    return ("kind=fio drv=%s topo=one rw=%s bs=4096 iodepth=%d jobs=1 rep=%d "
+            "point=%s iops=%s mibs=%.2f p50_us=10.0 p99_us=%s ios=%d "
+            "cpu_s=%s kcpu_s=%s" % (drv, rw, qd, rep, point, iops,
+                                    iops * 4 / 1024.0, p99, ios, cpu, cpu))
+
+
+class Nvmf(unittest.TestCase):
+    """The NVMe-oF section (scripts/tools/bench_nvmf.py), alone in a
+    results folder: medians, the goals' ratios, CPU per I/O, failed runs,
+    and the report made without any perftest figure."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        os.mkdir(os.path.join(self.dir, "deb13-one"))
+        lines = [
+            fio("sroce", 1, 3000, 800, 9000, 0.9, point="f1"),
+            fio("sroce", 2, 5000, 400, 15000, 1.5, point="f9"),
+            fio("sroce", 3, 4000, 600, 12000, 1.8, point="f17"),
+            fio("rxe", 1, 1000, 2000, 3000, 0.6, point="f6"),
+            fio("rxe", 2, 2000, 1200, 6000, 1.2, point="f14"),
+            "kind=fio drv=rxe topo=one rw=randread bs=4096 iodepth=32 "
+            "jobs=1 rep=3 point=f20 failed=1",
+            fio("loop", 1, 5000, 300, 15000, 0.75, point="f11"),
+            fio("sroce", 1, 900, 50, 2700, 0.3, qd=1, point="f2"),
+        ]
+        with open(os.path.join(self.dir, "deb13-one", "nvmf.raw"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        # sroce's first run took 80 % of a host core's vCPU thread, and
+        # 9 s of the host in all: 1000 usec per I/O.
+        with open(os.path.join(self.dir, "deb13-one", "host-cpu.txt"), "w") as f:
+            f.write("f1 a 10.0 8.0 9.0\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def rows(self):
+        return br.bench_nvmf.summarise(
+            br.bench_nvmf.read_points(self.dir, br.raw_files))
+
+    def test_medians_and_goals(self):
+        rows = self.rows()
+        self.assertEqual(len(rows), 2)  # QD 1 and QD 32, one row each
+        r = [r for r in rows if r["iodepth"] == 32][0]
+        self.assertEqual(r["sroce"]["iops"], 4000)
+        self.assertEqual(r["rxe"]["iops"], 1500)  # the failed run left out
+        self.assertEqual(r["rxe"]["failed"], 1)
+        self.assertAlmostEqual(r["iops_vs_rxe"], 4000 / 1500.0)
+        self.assertAlmostEqual(r["iops_vs_loop"], 0.8)
+        self.assertAlmostEqual(r["p99_vs_rxe"], 600 / 1600.0)
+        # CPU per I/O: 100, 100 and 150 usec for sroce; 200 for rdma_rxe.
+        self.assertAlmostEqual(r["sroce"]["cpu_us_per_io"], 100.0)
+        self.assertAlmostEqual(r["rxe"]["cpu_us_per_io"], 200.0)
+        self.assertAlmostEqual(r["cpu_vs_rxe"], 0.5)
+        self.assertAlmostEqual(r["sroce"]["host_vcpu"], 0.8)
+        self.assertAlmostEqual(r["sroce"]["host_us_per_io"], 1000.0)
+        self.assertIsNone(r["host_vs_rxe"])  # rdma_rxe's runs had no host figure
+        q1 = [r for r in rows if r["iodepth"] == 1][0]
+        self.assertIsNone(q1["iops_vs_rxe"])  # no rdma_rxe figure: no ratio
+
+    def test_report_without_perftest(self):
+        out = subprocess.run([sys.executable, os.path.join(
+            HERE, "..", "tools", "bench_report.py"), self.dir],
+            capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("## NVMe-oF", out.stdout)
+        self.assertIn("| deb13 | one | randread 4 KiB QD32 x1 (1 failed runs) "
+                      "| 4000 | 1500 | 5000 | 2.67 | 0.80 |", out.stdout)
+        self.assertNotIn("## Bandwidth", out.stdout)
+        with open(os.path.join(self.dir, "results.json")) as f:
+            self.assertEqual(len(json.load(f)["nvmf"]["points"]), 8)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_nvmf  # noqa: E402  (the NVMe-oF section, beside this file)
+
 DRIVERS = ("sroce", "rxe")
 BW_KEYS = ("bw", "mpps")
 LAT_KEYS = ("typ", "avg", "p99", "p999")
@@ -24,7 +27,8 @@ LAT_KEYS = ("typ", "avg", "p99", "p999")
 
 def read_host_cpu(path):
     """Point number -> {"vcpu": the busiest guest's vCPU thread share of
-    a host core, "qemu": host cores all the guests' QEMUs took}."""
+    a host core, "qemu": host cores all the guests' QEMUs took, "qemu_s":
+    the host CPU seconds they took}."""
     per = {}
     try:
         with open(path) as f:
@@ -34,22 +38,28 @@ def read_host_cpu(path):
                     continue
                 wall, vcpu, qemu = (float(x) for x in w[2:])
                 if wall > 0:
-                    per.setdefault(w[0], {})[w[1]] = (vcpu / wall, qemu / wall)
+                    per.setdefault(w[0], {})[w[1]] = (vcpu / wall, qemu / wall, qemu)
     except OSError:
         return {}
-    return {n: {"vcpu": max(v for v, _ in g.values()),
-                "qemu": sum(q for _, q in g.values())}
+    return {n: {"vcpu": max(v[0] for v in g.values()),
+                "qemu": sum(v[1] for v in g.values()),
+                "qemu_s": sum(v[2] for v in g.values())}
             for n, g in per.items()}
+
+
+def raw_files(folder, name):
+    """(target, path, host CPU by point) of each FOLDER/TARGET-TOPO that
+    holds a file NAME."""
+    for sub in sorted(os.listdir(folder)):
+        raw = os.path.join(folder, sub, name)
+        if os.path.isfile(raw):
+            yield (sub.rsplit("-", 1)[0], raw,
+                   read_host_cpu(os.path.join(folder, sub, "host-cpu.txt")))
 
 
 def read_points(folder):
     points = []
-    for sub in sorted(os.listdir(folder)):
-        raw = os.path.join(folder, sub, "bench.raw")
-        if not os.path.isfile(raw):
-            continue
-        host = read_host_cpu(os.path.join(folder, sub, "host-cpu.txt"))
-        target = sub.rsplit("-", 1)[0]
+    for target, raw, host in raw_files(folder, "bench.raw"):
         with open(raw) as f:
             for line in f:
                 p = dict(w.split("=", 1) for w in line.split() if "=" in w)
@@ -454,17 +464,21 @@ def main():
         sys.exit("usage: bench_report.py RESULTS-DIR")
     folder = sys.argv[1]
     points = read_points(folder)
-    if not points:
-        sys.exit("bench_report: no bench.raw under %s" % folder)
+    nvmf = bench_nvmf.read_points(folder, raw_files)
+    if not points and not nvmf:
+        sys.exit("bench_report: no bench.raw or nvmf.raw under %s" % folder)
     rows = summarise(points)
     caps = links(points, rows)
+    nvmf_rows = bench_nvmf.summarise(nvmf)
     with open(os.path.join(folder, "results.json"), "w") as f:
         json.dump({"note": "TCG guests: compare ratios within this run only",
-                   "points": points, "summary": rows, "link": caps}, f, indent=1)
-    md = markdown(rows, caps, points)
+                   "points": points, "summary": rows, "link": caps,
+                   "nvmf": {"points": nvmf, "summary": nvmf_rows}}, f, indent=1)
+    md = markdown(rows, caps, points) if points else "# make bench\n"
+    md += "\n".join([""] + bench_nvmf.markdown(nvmf_rows) + [""]) if nvmf_rows else ""
     with open(os.path.join(folder, "summary.md"), "w") as f:
         f.write(md)
-    made = plots(folder, rows)
+    made = plots(folder, rows) + bench_nvmf.plots(folder, nvmf_rows, gnuplot)
     sys.stdout.write(md)
     print("\nresults.json, summary.md%s in %s" % (
         "".join(", " + m for m in made), folder))
