@@ -7,7 +7,7 @@
 # plots, under results/bench-DATE/ (or --out DIR).
 #   scripts/bench.sh [--quick] [--targets "bpo"] [--topos "pair one"]
 #                    [--mtus "1500 9000"] [--places "irq apart"] [--qps "1 4"]
-#                    [--reps N] [--out DIR]
+#                    [--reps N] [--sections "perftest msgrate qps"] [--out DIR]
 # Full: ib_{write,read,send}_bw at 64 B, 4 KiB, 64 KiB and 1 MiB with 1
 # and 4 QPs, ib_atomic_bw, ib_{write,send,read}_lat at 2 B, 64 B and
 # 4 KiB, netdev MTU 1500 and 9000, each point the median of 3 runs
@@ -23,10 +23,16 @@
 # time of each guest's QEMU and vCPU thread is read meanwhile, point by
 # point (scripts/tools/host_cpu.py). The guests run under TCG: only
 # ratios within one run and one placement mean anything.
+# --sections: what runs (default perftest, the matrix
+# above): msgrate, the 64 B SEND and WRITE message rate with post lists
+# on 1 and 16 QPs (full: 1, 4, 16); qps, ib_write_bw on 1, 16, 256 and
+# 1024 QPs and, in the loopback topology, kernel memory and idle CPU per
+# connected QP and rdma_cm's setup of 1000 connections
+# (scripts/guest/bench_msgrate.sh, bench_qps.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=full targets=bpo topos= mtus= places= qpss= reps= out=
+mode=full targets=bpo topos= mtus= places= qpss= reps= out= sections=perftest
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) mode=quick; shift ;;
@@ -37,7 +43,8 @@ while [ $# -gt 0 ]; do
 	--qps) qpss=$2; shift 2 ;;
 	--reps) reps=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--qps LIST] [--reps N] [--out DIR]" ;;
+	--sections) sections=$2; shift 2 ;;
+	*) die "usage: bench.sh [--quick] [--targets LIST] [--topos LIST] [--mtus LIST] [--places LIST] [--qps LIST] [--reps N] [--sections LIST] [--out DIR]" ;;
 	esac
 done
 case $reps in
@@ -76,7 +83,7 @@ for t in $targets; do
 		iofile=$(mktemp)
 		SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" --timeout "$tmo" \
 			--keep "$out/$t-$topo" "$t" "$topo" \
-			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' BENCH_QPSS='$qpss' BENCH_REPS='$reps' sh \$SROCE_SRC/scripts/guest/bench.sh" \
+			"BENCH_MODE=$mode BENCH_TOPO=$topo BENCH_MTUS='$mtus' BENCH_PLACES='$places' BENCH_QPSS='$qpss' BENCH_REPS='$reps' BENCH_SECTIONS='$sections' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 			>"$out/$t-$topo.log" 2>&1 &
 		vm=$!
 		io=

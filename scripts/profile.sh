@@ -8,16 +8,18 @@
 # (scripts/tools/tcg_profile.py). Prints, per driver and guest, the busy
 # share of each module and of the top symbols.
 #   scripts/profile.sh [--target T] [--topo pair|one] [--iters N]
-#                      [--mtu M] [--place P] [--out DIR]
+#                      [--mtu M] [--place P] [--args "OPTIONS"] [--out DIR]
 #                      ["KIND TOOL SIZE QPS"]
 # The point defaults to "bw ib_write_bw 65536 1" with 2000 iterations
 # (some 15 s per driver on bpo), netdev MTU 1500 and placement free
 # (--place: irq, apart or free, as scripts/guest/bench.sh). Sampling slows
 # the guests: compare the shares, not the bandwidth, with make bench.
+# --args: more perftest options (the small-message section's
+# "--post_list=16" with "msg ib_write_bw 64 16").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-target=bpo topo=pair iters=2000 mtu=1500 place=free out=
+target=bpo topo=pair iters=2000 mtu=1500 place=free out= pargs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--target) target=$2; shift 2 ;;
@@ -26,7 +28,8 @@ while [ $# -gt 0 ]; do
 	--mtu) mtu=$2; shift 2 ;;
 	--place) place=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-*) die "usage: profile.sh [--target T] [--topo pair|one] [--iters N] [--mtu M] [--place P] [--out DIR] [POINT]" ;;
+	--args) pargs=$2; shift 2 ;;
+	-*) die "usage: profile.sh [--target T] [--topo pair|one] [--iters N] [--mtu M] [--place P] [--args OPTIONS] [--out DIR] [POINT]" ;;
 	*) break ;;
 	esac
 done
@@ -42,7 +45,7 @@ mkdir -p "$out"
 iofile=$(mktemp)
 SROCE_VM_MONITOR=1 SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" \
 	--timeout 1800 --keep "$out/io" "$target" "$topo" \
-	"BENCH_MODE=profile BENCH_TOPO=$topo BENCH_POINT='$point' BENCH_ITERS=$iters BENCH_MTUS=$mtu BENCH_PLACES=$place sh \$SROCE_SRC/scripts/guest/bench.sh" \
+	"BENCH_MODE=profile BENCH_TOPO=$topo BENCH_POINT='$point' BENCH_ITERS=$iters BENCH_MTUS=$mtu BENCH_PLACES=$place point_args='$pargs' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 	>"$out/vm.log" 2>&1 &
 vm=$!
 io=
