@@ -8,6 +8,10 @@ receive queue of DEPTH work requests, all on one CQ. Measured:
 - kernel memory per QP: unreclaimable slab objects in use plus vmalloc
   (soak.py's meminfo(), the least of three looks after the caches let
   go), after the QPs are connected less before they were made, over N;
+  and all the kernel's pages per QP, the same way: memory in use less
+  the page cache and user processes' anonymous pages (/proc/meminfo),
+  which also counts what neither slab nor vmalloc shows (kmalloc's
+  allocations of more than two pages, page tables, per-CPU memory);
 - idle cost: the busy CPU time of the whole guest (/proc/stat: user,
   nice, system, irq, softirq, steal) and the local timer interrupts
   (/proc/interrupts, LOC) over SECONDS with no QP, then over SECONDS
@@ -17,6 +21,7 @@ Prints one line of key=value words for scripts/guest/bench_qps.sh:
   qpmem.py DEV GID_INDEX N [--depth D] [--seconds S]"""
 import argparse
 import os
+import re
 import time
 
 import pyverbs.enums as e
@@ -26,6 +31,16 @@ from pyverbs.pd import PD
 
 from rdmatest import new_qp, rc_connect, state
 from soak import mem_total, meminfo
+
+
+def kernel_pages():
+    """KiB the kernel holds that /proc/meminfo does not name as page
+    cache or user memory: MemTotal - MemFree - Buffers - Cached -
+    AnonPages (read right after meminfo(), which drops the caches)."""
+    with open('/proc/meminfo') as f:
+        m = {k: int(v) for k, v in re.findall(r'(\w+):\s+(\d+)', f.read())}
+    return (m['MemTotal'] - m['MemFree'] - m['Buffers'] - m['Cached'] -
+            m['AnonPages'])
 
 
 def busy_ticks():
@@ -67,17 +82,20 @@ def main():
     cq = CQ(ctx, 64)
     busy0, loc0 = idle(a.seconds)
     m0 = meminfo()
+    k0 = kernel_pages()
     qps = [new_qp(pd, cq, max_send_wr=a.depth, max_recv_wr=a.depth,
                   max_send_sge=1, max_recv_sge=1) for _ in range(n)]
     for i in range(0, n, 2):
         rc_connect(qps[i], gid, a.gidx, qps[i + 1].qp_num)
         rc_connect(qps[i + 1], gid, a.gidx, qps[i].qp_num)
     m1 = meminfo()
+    k1 = kernel_pages()
     busy1, loc1 = idle(a.seconds)
     up = sum(state(q) == e.IBV_QPS_RTS for q in qps)
-    print('qps=%d depth=%d rts=%d kib_per_qp=%.2f slab_kib=%d vmalloc_kib=%d '
+    print('qps=%d depth=%d rts=%d kib_per_qp=%.2f all_kib_per_qp=%.2f '
+          'slab_kib=%d vmalloc_kib=%d '
           'idle_s=%g hz=%d ncpu=%d busy_none=%d busy_qps=%d loc_none=%d loc_qps=%d' % (
-              n, a.depth, up, (mem_total(m1) - mem_total(m0)) / n,
+              n, a.depth, up, (mem_total(m1) - mem_total(m0)) / n, (k1 - k0) / n,
               m1['objects'] - m0['objects'],
               m1['VmallocUsed'] - m0['VmallocUsed'], a.seconds,
               os.sysconf('SC_CLK_TCK'), os.cpu_count(), busy0, busy1, loc0, loc1))

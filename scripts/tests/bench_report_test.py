@@ -202,7 +202,7 @@ class Report(unittest.TestCase):
 
         def qpmem(drv, kib, loc):
             return ("kind=qpmem drv=%s topo=one mtu=1500 place=irq rep=1 "
-                    "point=9 qps=1024 depth=128 rts=1024 kib_per_qp=%s "
+                    "point=9 qps=1024 depth=128 rts=1024 kib_per_qp=%s all_kib_per_qp=20 "
                     "slab_kib=100 vmalloc_kib=200 idle_s=20 hz=100 ncpu=2 "
                     "busy_none=40 busy_qps=80 loc_none=2000 loc_qps=%d"
                     % (drv, kib, loc))
@@ -227,9 +227,9 @@ class Report(unittest.TestCase):
         self.assertIn("| bpo | one | 1500 | irq | 1024 | 36.0 | 5.0 | 7.20 "
                       "| 0.0100 | 0.0100 | 0.90 | 0.50 |", md)
         # 40 busy ticks of 20 s x 100 Hz x 2 vCPUs: 1 %.
-        self.assertIn("| bpo | one | sroce | 1024 | 10.50 | 100 | 200 | 20 "
+        self.assertIn("| bpo | one | sroce | 1024 | 10.50 | 20.00 | 100 | 200 | 20 "
                       "| 1.00 | 2.00 | 100.0 | 100.0 |", md)
-        self.assertIn("| bpo | one | rdma_rxe | 1024 | 12.00 | 100 | 200 | 20 "
+        self.assertIn("| bpo | one | rdma_rxe | 1024 | 12.00 | 20.00 | 100 | 200 | 20 "
                       "| 1.00 | 2.00 | 100.0 | 200.0 |", md)
         self.assertIn("| bpo | one | 1000 | 500.0 | 250.0 | 2.00 | 800.0 "
                       "| 1600.0 |", md)

@@ -510,10 +510,12 @@ def qpmem_markdown(points):
            "N RC QPs connected in pairs on one device (send and receive "
            "queues of depth 128, scripts/tests/bench_qpmem.py): kernel "
            "memory per QP (unreclaimable slab objects in use and vmalloc, "
-           "after less before, over N), and over the same seconds of idle "
+           "after less before, over N; all: every page the kernel holds "
+           "but the page cache and user memory, which also counts kmalloc's "
+           "allocations of more than two pages), and over the same seconds of idle "
            "with none and with the N QPs: the guest's busy CPU (% of all "
            "its vCPUs) and its local timer interrupts a second.",
-           ["target", "topo", "driver", "QPs", "KiB/QP", "slab KiB",
+           ["target", "topo", "driver", "QPs", "KiB/QP", "all KiB/QP", "slab KiB",
             "vmalloc KiB", "idle s", "busy % none", "busy % QPs",
             "timer irq/s none", "timer irq/s QPs"])
     for r in mem:
@@ -522,9 +524,10 @@ def qpmem_markdown(points):
             if "kib_per_qp" not in m:
                 continue
             ticks = m["idle_s"] * m["hz"] * m.get("ncpu", 1)
-            out.append("| %s | %s | %s | %d | %s | %d | %d | %g | %s | %s | %s | %s |" % (
+            out.append("| %s | %s | %s | %d | %s | %s | %d | %d | %g | %s | %s | %s | %s |" % (
                 r["target"], r["topo"], "rdma_rxe" if d == "rxe" else d,
-                m["qps"], fmt(m["kib_per_qp"], 2), m["slab_kib"],
+                m["qps"], fmt(m["kib_per_qp"], 2), fmt(m.get("all_kib_per_qp"), 2),
+                m["slab_kib"],
                 m["vmalloc_kib"], m["idle_s"],
                 fmt(100.0 * m["busy_none"] / ticks, 2),
                 fmt(100.0 * m["busy_qps"] / ticks, 2),
