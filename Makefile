@@ -11,7 +11,8 @@
 #   make bench QUICK=1     a few points, for day-to-day work (MTUS="1500 9000",
 #                          PLACES="irq apart": where perftest runs,
 #                          QPS="1 4": the QP counts of the bandwidth tests,
-#                          REPS=3: runs per point, the median reported)
+#                          REPS=3: runs per point, the median reported,
+#                          SECTIONS="perftest msgrate qps": what runs)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r), and the
@@ -54,7 +55,8 @@ demo:
 bench:
 	scripts/bench.sh $(if $(QUICK),--quick) $(if $(TARGETS),--targets "$(TARGETS)") \
 		$(if $(MTUS),--mtus "$(MTUS)") $(if $(PLACES),--places "$(PLACES)") \
-		$(if $(QPS),--qps "$(QPS)") $(if $(REPS),--reps "$(REPS)")
+		$(if $(QPS),--qps "$(QPS)") $(if $(REPS),--reps "$(REPS)") \
+		$(if $(SECTIONS),--sections "$(SECTIONS)")
 
 lint:
 	scripts/deps.sh
