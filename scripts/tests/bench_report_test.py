@@ -233,6 +233,10 @@ class Report(unittest.TestCase):
                       "| 1.00 | 2.00 | 100.0 | 200.0 |", md)
         self.assertIn("| bpo | one | 1000 | 500.0 | 250.0 | 2.00 | 800.0 "
                       "| 1600.0 |", md)
+        # The QP count plot's data: MB/s by QPs, per driver.
+        br.qps_plots(self.dir, rows)
+        with open(os.path.join(self.dir, "qps-bpo-one-1500-irq-sroce.dat")) as f:
+            self.assertEqual(f.read(), "16 40.000000\n1024 36.000000\n")
 
     def test_kernel_cpu(self):
         # 1 GiB per run: kernel seconds per GiB, medians 0.5 and 2.

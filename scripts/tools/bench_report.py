@@ -567,6 +567,39 @@ def gnuplot(script, cwd):
         return False
 
 
+def qps_plots(folder, rows):
+    """Section qps: MB/s against the QP count, both drivers, one plot per
+    target, topology, MTU and placement."""
+    made = []
+    series = {}
+    for r in rows:
+        if r["kind"] == "qps":
+            series.setdefault((r["target"], r["topo"], r["mtu"], r["place"]),
+                              []).append(r)
+    for (target, topo, mtu, place), rs in sorted(series.items()):
+        name = "qps-%s-%s-%d-%s" % (target, topo, mtu, place)
+        lines = []
+        for drv in DRIVERS:
+            data = os.path.join(folder, "%s-%s.dat" % (name, drv))
+            with open(data, "w") as f:
+                for r in sorted(rs, key=lambda r: r["qps"]):
+                    if r[drv]["bw"] is not None:
+                        f.write("%d %f\n" % (r["qps"], r[drv]["bw"]))
+            lines.append("'%s' using 1:2 with linespoints title '%s'"
+                         % (os.path.basename(data),
+                            "rdma_rxe" if drv == "rxe" else drv))
+        script = ("set terminal pngcairo noenhanced size 800,500\n"
+                  "set output '%s.png'\n"
+                  "set title 'ib_write_bw 4 KiB on N QPs, %s, %s, MTU %d, %s "
+                  "(TCG: compare the lines only)'\n"
+                  "set logscale x 2\nset xlabel 'QPs'\nset ylabel 'MB/s'\n"
+                  "set yrange [0:*]\nset key top right\nset grid\nplot %s\n"
+                  % (name, target, topo, mtu, place, ", ".join(lines)))
+        if gnuplot(script, folder):
+            made.append(name + ".png")
+    return made
+
+
 def plots(folder, rows):
     made = []
     # Bandwidth against message size, one plot per target/topo/MTU/test.
@@ -602,6 +635,7 @@ def plots(folder, rows):
                                    ", ".join(lines)))
         if gnuplot(script, folder):
             made.append(name + ".png")
+    made += qps_plots(folder, rows)
     # Latency CDFs from the sample files.
     cdfs = {}
     for sub in sorted(os.listdir(folder)):
