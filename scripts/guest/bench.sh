@@ -361,6 +361,9 @@ point() {
 		echo "kind=$kind $key point=$n failed=$rc" >>"$raw"
 		echo "# [$n/$total] kind=$kind $key: FAILED (exit $rc)"
 		tail -n 5 /tmp/bench.log | diag
+		# perftest's error goes out unbuffered, before the header it
+		# flushes at exit: the whole log, for the run's folder.
+		cp /tmp/bench.log "$SROCE_IO/failed-$n.log"
 	fi
 }
 
