@@ -11,10 +11,10 @@
 #   make bench QUICK=1     a few points, for day-to-day work (MTUS="1500 9000",
 #                          PLACES="irq apart": where perftest runs,
 #                          QPS="1 4": the QP counts of the bandwidth tests,
-#                          REPS=3: runs per point, the median reported)
-#   make bench SECTIONS=nvmf      NVMe-oF instead (fio through nvme-rdma on
-#                          sroce and rdma_rxe and nvme-loop; "perftest nvmf"
-#                          both; Documentation/performance.rst)
+#                          REPS=3: runs per point, the median reported,
+#                          SECTIONS="perftest msgrate qps nvmf": what runs;
+#                          nvmf: fio through nvme-rdma on sroce and
+#                          rdma_rxe and nvme-loop (Documentation/performance.rst)
 #   make lint              checkpatch --strict, kernel-doc, sparse, W=1
 #   make demo              two guests, sroce on their link (README)
 #   make install           install into /lib/modules/$(uname -r), and the

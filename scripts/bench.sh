@@ -7,7 +7,7 @@
 # plots, under results/bench-DATE/ (or --out DIR).
 #   scripts/bench.sh [--quick] [--targets "bpo"] [--topos "pair one"]
 #                    [--mtus "1500 9000"] [--places "irq apart"] [--qps "1 4"]
-#                    [--reps N] [--sections "perftest nvmf"] [--out DIR]
+#                    [--reps N] [--sections "perftest msgrate qps nvmf"] [--out DIR]
 # Full: ib_{write,read,send}_bw at 64 B, 4 KiB, 64 KiB and 1 MiB with 1
 # and 4 QPs, ib_atomic_bw, ib_{write,send,read}_lat at 2 B, 64 B and
 # 4 KiB, netdev MTU 1500 and 9000, each point the median of 3 runs
@@ -23,10 +23,15 @@
 # time of each guest's QEMU and vCPU thread is read meanwhile, point by
 # point (scripts/tools/host_cpu.py). The guests run under TCG: only
 # ratios within one run and one placement mean anything.
-# --sections: perftest (the default), nvmf, or both: NVMe-oF, fio through
-# nvme-rdma over sroce and over rdma_rxe and through nvme-loop, in the
-# same boot (scripts/guest/bench_nvmf.sh; quick: five 3 s cells per
-# transport); with nvmf alone the topologies default to "one pair".
+# --sections: what runs (default perftest, the matrix above): msgrate,
+# the 64 B SEND and WRITE message rate with post lists on 1 and 16 QPs
+# (full: 1, 4, 16); qps, ib_write_bw on 1, 16, 256 and 1024 QPs and, in
+# the loopback topology, kernel memory and idle CPU per connected QP and
+# rdma_cm's setup of 1000 connections (scripts/guest/bench_msgrate.sh,
+# bench_qps.sh); nvmf, NVMe-oF: fio through nvme-rdma over sroce and over
+# rdma_rxe and through nvme-loop, in the same boot
+# (scripts/guest/bench_nvmf.sh; quick: five 3 s cells per transport);
+# with nvmf alone the topologies default to "one pair".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -51,8 +56,8 @@ case $reps in
 esac
 for s in $sections; do
 	case $s in
-	perftest | nvmf) ;;
-	*) die "--sections wants perftest and/or nvmf, not '$s'" ;;
+	perftest | msgrate | qps | nvmf) ;;
+	*) die "--sections wants perftest, msgrate, qps or nvmf, not '$s'" ;;
 	esac
 done
 [ "$sections" = nvmf ] && [ -z "$topos" ] && topos="one pair"

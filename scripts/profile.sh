@@ -8,7 +8,7 @@
 # (scripts/tools/tcg_profile.py). Prints, per driver and guest, the busy
 # share of each module and of the top symbols.
 #   scripts/profile.sh [--target T] [--topo pair|one] [--iters N]
-#                      [--mtu M] [--place P] [--out DIR]
+#                      [--mtu M] [--place P] [--args "OPTIONS"] [--out DIR]
 #                      ["KIND TOOL SIZE QPS"]
 #   scripts/profile.sh --nvmf [--target T] [--topo pair|one] [--runtime S]
 #                      [--transports "sroce rxe loop"] [--out DIR]
@@ -19,12 +19,14 @@
 # the guests: compare the shares, not the bandwidth, with make bench.
 # --nvmf: the same for one fio cell of make bench's NVMe-oF section
 # (scripts/guest/bench_nvmf.sh; default "randread 4096 32 1", 15 s per
-# transport), through each transport in turn.
+# transport), through each transport in turn. --args: more perftest
+# options (the small-message section's "--post_list=16" with
+# "msg ib_write_bw 64 16").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 target=bpo topo=pair iters=2000 mtu=1500 place=free out= nvmf= runtime=15
-transports="sroce rxe loop"
+transports="sroce rxe loop" pargs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--target) target=$2; shift 2 ;;
@@ -36,7 +38,8 @@ while [ $# -gt 0 ]; do
 	--nvmf) nvmf=1; shift ;;
 	--runtime) runtime=$2; shift 2 ;;
 	--transports) transports=$2; shift 2 ;;
-	-*) die "usage: profile.sh [--nvmf] [--target T] [--topo pair|one] [--iters N] [--runtime S] [--transports LIST] [--mtu M] [--place P] [--out DIR] [POINT]" ;;
+	--args) pargs=$2; shift 2 ;;
+	-*) die "usage: profile.sh [--nvmf] [--target T] [--topo pair|one] [--iters N] [--runtime S] [--transports LIST] [--mtu M] [--place P] [--args OPTIONS] [--out DIR] [POINT]" ;;
 	*) break ;;
 	esac
 done
@@ -56,7 +59,7 @@ mkdir -p "$out"
 iofile=$(mktemp)
 SROCE_VM_MONITOR=1 SROCE_VM_IODIR_FILE=$iofile "$SROCE_TOP/scripts/vm.sh" \
 	--timeout 1800 --keep "$out/io" "$target" "$topo" \
-	"BENCH_MODE=profile BENCH_TOPO=$topo BENCH_POINT='$point' BENCH_ITERS=$iters BENCH_MTUS=$mtu BENCH_PLACES=$place BENCH_SECTIONS=$sections BENCH_NVMF_CELL='$point' BENCH_NVMF_RUNTIME=$runtime BENCH_NVMF_TRANSPORTS='$transports' sh \$SROCE_SRC/scripts/guest/bench.sh" \
+	"BENCH_MODE=profile BENCH_TOPO=$topo BENCH_POINT='$point' BENCH_ITERS=$iters BENCH_MTUS=$mtu BENCH_PLACES=$place BENCH_SECTIONS=$sections BENCH_NVMF_CELL='$point' BENCH_NVMF_RUNTIME=$runtime BENCH_NVMF_TRANSPORTS='$transports' point_args='$pargs' sh \$SROCE_SRC/scripts/guest/bench.sh" \
 	>"$out/vm.log" 2>&1 &
 vm=$!
 io=

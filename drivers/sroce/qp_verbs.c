@@ -182,12 +182,13 @@ static int sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 {
 	unsigned long flags;
 
-	/* The states that flush are the packet path's too (qp.c). */
 	if (next == IB_QPS_ERR || next == IB_QPS_SQE) {
 		sroce_qp_enter_error(qp, next);
 		return 0;
 	}
 	/* No packet reaches a QP in INIT: the responder is ours to set. */
+	if (next == IB_QPS_RTR && qp->state == IB_QPS_INIT && sroce_reply_size(qp))
+		return -ENOMEM;
 	if (next == IB_QPS_RTR && qp->state == IB_QPS_INIT)
 		sroce_qp_enter_rtr(qp);
 

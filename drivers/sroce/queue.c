@@ -71,6 +71,18 @@ int sroce_queue_init(struct sroce_queue *q, u32 min_slots, size_t elem_bytes,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_queue_init);
 
+void *sroce_queue_shadow(const struct sroce_queue *q, size_t stride)
+{
+	size_t bytes;
+
+	if (check_mul_overflow((size_t)q->mask + 1, stride, &bytes))
+		return NULL;
+	/* An SQ of 256 slots of 136 bytes: 34 KiB, not kmalloc's 64. */
+	if (bytes <= PAGE_SIZE)
+		return kzalloc(bytes, SROCE_GFP_ACCOUNT);
+	return __vmalloc(bytes, SROCE_GFP_ACCOUNT | __GFP_ZERO);
+}
+
 int sroce_queue_share(struct sroce_queue *q, struct ib_ucontext *uctx,
 		      struct mminfo *mi)
 {

@@ -69,6 +69,20 @@ struct sroce_queue {
 };
 
 /**
+ * sroce_queue_shadow() - zeroed kernel memory of one element a slot
+ * @q: the ring, set up
+ * @stride: bytes an element
+ *
+ * For the kernel's own copies of a ring's elements. Past a page it is
+ * allocated page by page, not as the power of two of pages kmalloc
+ * would take. Freed with kvfree().
+ *
+ * Context: process context, may sleep.
+ * Return: the memory, or NULL.
+ */
+void *sroce_queue_shadow(const struct sroce_queue *q, size_t stride);
+
+/**
  * sroce_queue_init() - allocate a ring
  * @q: queue to set up
  * @min_slots: usable slots wanted; rounded up so that a power of two

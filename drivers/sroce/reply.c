@@ -53,11 +53,35 @@ int sroce_reply_init(struct sroce_qp *qp)
 	resp->wqe = kzalloc_obj(*resp->wqe, SROCE_GFP_ACCOUNT);
 	if (!resp->wqe)
 		return -ENOMEM;
-	resp->res = kcalloc(SROCE_MAX_RD_ATOMIC, sizeof(*resp->res), SROCE_GFP_ACCOUNT);
+	/* One until the peer is known: most QPs answer few READs, if any. */
+	resp->res = kcalloc(1, sizeof(*resp->res), SROCE_GFP_ACCOUNT);
 	if (!resp->res) {
 		kfree(resp->wqe);
 		return -ENOMEM;
 	}
+	resp->res_cap = 1;
+	return 0;
+}
+
+int sroce_reply_size(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 n = clamp_t(u32, qp->params.max_dest_rd_atomic, 1, SROCE_MAX_RD_ATOMIC);
+	struct sroce_res *res, *old;
+
+	lockdep_assert_held(&qp->lock);
+	if (n <= resp->res_cap)
+		return 0;
+	res = kcalloc(n, sizeof(*res), SROCE_GFP_ACCOUNT);
+	if (!res)
+		return -ENOMEM;
+	/* Nothing uses the old ones (the QP is in INIT): RTR clears them. */
+	spin_lock_bh(&resp->lock);
+	old = resp->res;
+	resp->res = res;
+	resp->res_cap = n;
+	spin_unlock_bh(&resp->lock);
+	kfree(old);
 	return 0;
 }
 
@@ -75,8 +99,8 @@ void sroce_reply_reset(struct sroce_qp *qp)
 	lockdep_assert_held(&resp->lock);
 	/* 0 counts as 1, as the hardware drivers read it. */
 	resp->nres = clamp_t(u32, qp->params.max_dest_rd_atomic, 1,
-			     SROCE_MAX_RD_ATOMIC);
-	memset(resp->res, 0, SROCE_MAX_RD_ATOMIC * sizeof(*resp->res));
+			     resp->res_cap);
+	memset(resp->res, 0, resp->res_cap * sizeof(*resp->res));
 	resp->res_head = 0;
 	resp->res_pending = 0;
 	resp->ack_pending = false;

@@ -90,6 +90,18 @@ struct sroce_res *sroce_res_restart(struct sroce_resp *resp,
 void sroce_reply_reset(struct sroce_qp *qp);
 
 /**
+ * sroce_reply_size() - room for max_dest_rd_atomic responder resources
+ * @qp: the QP, in INIT and about to enter RTR with its attributes stored
+ *
+ * A new QP has room for one; entering RTR, the array grows to the
+ * QP's max_dest_rd_atomic (it never shrinks).
+ *
+ * Context: process context, the QP's mutex held.
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_reply_size(struct sroce_qp *qp);
+
+/**
  * sroce_reply_init() - prepare the responder of a new QP
  * @qp: the QP
  *

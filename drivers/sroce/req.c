@@ -884,7 +884,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	req->cpu = WORK_CPU_UNBOUND;
 	sroce_retry_init(qp);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
-	req->swqes = kvcalloc(qp->sq.mask + 1, req->stride, SROCE_GFP_ACCOUNT);
+	req->swqes = sroce_queue_shadow(&qp->sq, req->stride);
 	if (!req->swqes)
 		return -ENOMEM;
 	/* Per CPU: a user with many QPs on a large host adds up. */

@@ -92,8 +92,10 @@ struct sroce_res {
  * @va: next address of the RDMA WRITE in progress
  * @rkey: its key
  * @remaining: its bytes still to come
- * @res: the responder resources, a ring of @nres
+ * @res: the responder resources, a ring of @nres in an array of @res_cap
  * @nres: resources in use (max_dest_rd_atomic, at least 1), set at RTR
+ * @res_cap: the entries @res has room for, grown to max_dest_rd_atomic
+ *	before RTR (sroce_reply_size())
  * @res_head: the slot the next READ or atomic takes
  * @res_pending: resources from @res_head backwards with responses to send
  * @ack_psn: an ACK deferred behind pending responses, when @ack_pending
@@ -118,6 +120,7 @@ struct sroce_resp {
 	u32 remaining;
 	struct sroce_res *res;
 	u32 nres;
+	u32 res_cap;
 	u32 res_head;
 	u32 res_pending;
 	u32 ack_psn;

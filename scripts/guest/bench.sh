@@ -30,6 +30,7 @@
 # point goes to the output.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
+. "$SROCE_SRC/scripts/guest/bench_passes.sh"
 
 topo=${BENCH_TOPO:-pair}
 mode=${BENCH_MODE:-quick}
@@ -266,7 +267,8 @@ point() {
 	local r0 ev ev_peer=none
 	n=$((n + 1))
 	port=$((20000 + n))
-	if [ "$kind" = bw ] || [ "$kind" = setup ]; then
+	case $kind in bw | setup | msg | qps) kind_bw=1 ;; *) kind_bw= ;; esac
+	if [ -n "$kind_bw" ]; then
 		# A fixed count per QP (perftest's -D duration mode kept its
 		# server waiting a minute after each run): 64 KiB and 1 MiB
 		# some 1-5 s each, so that the setup run's cost is well under
@@ -279,13 +281,15 @@ point() {
 		esac
 		iters=${BENCH_ITERS:-$iters}
 		[ "$kind" = setup ] && iters=$((iters / 10 > 5 ? iters / 10 : 5))
-		args="-n $iters -q $qps"
+		# A section's own count and options (scripts/guest/bench_*.sh).
+		[ -n "${point_iters:-}" ] && iters=$point_iters
+		args="-n $iters -q $qps ${point_args:-}"
 		[ "$tool" = ib_atomic_bw ] || args="$args -s $size"
 	else
 		args="-s $size -n $lat_iters"
 		[ "$tool" = ib_write_lat ] && [ "$size" = 64 ] && [ "$rep" = 1 ] && args="$args -H"
 	fi
-	key="drv=$drv topo=$topo mtu=$mtu place=$where tool=$tool size=$size qps=$qps rep=$rep"
+	key="drv=$drv topo=$topo mtu=$mtu place=$where tool=$tool size=$size qps=$qps rep=$rep${point_tag:+ $point_tag}"
 	[ "$topo" = pair ] && barrier "p$n" 120
 	if [ "$SROCE_ROLE" != "$client" ] || [ "$topo" = one ]; then
 		c0=$(busy) k0=$(kbusy) r0=$(recovery "$drv")
@@ -357,21 +361,11 @@ point() {
 		echo "kind=$kind $key point=$n failed=$rc" >>"$raw"
 		echo "# [$n/$total] kind=$kind $key: FAILED (exit $rc)"
 		tail -n 5 /tmp/bench.log | diag
+		# perftest's error goes out unbuffered, before the header it
+		# flushes at exit: the whole log, for the run's folder.
+		cp /tmp/bench.log "$SROCE_IO/failed-$n.log"
 	fi
 }
-
-# BENCH_SECTIONS: perftest (the default), nvmf (scripts/guest/bench_nvmf.sh)
-# or both, nvmf first.
-case " ${BENCH_SECTIONS:-perftest} " in
-*" nvmf "*) . "$SROCE_SRC/scripts/guest/bench_nvmf.sh" ;;
-esac
-case " ${BENCH_SECTIONS:-perftest} " in
-*" perftest "*) ;;
-*)
-	tap_done
-	exit
-	;;
-esac
 
 # The link's capacity first, each way, with no RDMA driver loaded (pair
 # only: in loopback nothing crosses a link). pktgen is a module the
@@ -379,7 +373,11 @@ esac
 : "${LINK_FRAMES:=20000}" "${LINK_BURSTS:=1 32}"
 ln=0 peer=a
 [ "$SROCE_ROLE" = a ] && peer=b
-if [ "$topo" = pair ] && [ "$mode" != profile ]; then
+case " ${BENCH_SECTIONS:-perftest} " in
+*" perftest "*) link_too=$topo ;;
+*) link_too= ;;
+esac
+if [ "$link_too" = pair ] && [ "$mode" != profile ]; then
 	if modprobe pktgen 2>/dev/null; then
 		steer irq
 		for mtu in $mtus; do
@@ -397,36 +395,23 @@ if [ "$topo" = pair ] && [ "$mode" != profile ]; then
 	fi
 fi
 
-rep=1
-while [ $rep -le $reps ]; do
-	order="sroce rxe"
-	[ $((rep % 2)) = 0 ] && order="rxe sroce"
-	for drv in $order; do
-		check "rep $rep: $drv device up" up $drv
-		g=$(gid)
-		# Text symbols only: what a RIP can be in.
-		[ "$mode" = profile ] && awk '$2 ~ /^[tT]$/' /proc/kallsyms \
-			>"$SROCE_IO/kallsyms-$SROCE_ROLE-$drv"
-		for mtu in $mtus; do
-			set_mtu "$mtu"
-			[ "$topo" = pair ] && barrier "mtu$rep$drv$mtu" 120 &&
-				busybox ping -c 1 -W 2 192.0.2.1 >/dev/null 2>&1
-			for where in $places; do
-				check "rep $rep: $drv, MTU $mtu: placement $where" steer "$where"
-				pins "$where"
-				if [ "$topo" = pair ]; then
-					busybox ping -c 2 -W 2 "192.0.2.$((3 - me))" >/dev/null 2>&1
-				fi
-				echo "# placement $where: the NIC's interrupt vectors on vCPU $(nic_irq_cpus)"
-				runs | while read -r kind tool size qps; do
-					point "$drv" "$mtu" "$where" "$rep" "$kind" "$tool" "$size" "$qps"
-				done
-				n=$((n + $(runs | wc -l)))
-			done
-		done
-		[ "$topo" = pair ] && barrier "down$rep$drv" 600
-		check "rep $rep: $drv device down" down $drv
+# The perftest matrix: a pass for each repetition, driver, MTU and placement.
+perftest_pass() {
+	[ "$topo" = pair ] && busybox ping -c 2 -W 2 "192.0.2.$((3 - me))" >/dev/null 2>&1
+	echo "# placement $3: the NIC's interrupt vectors on vCPU $(nic_irq_cpus)"
+	runs | while read -r kind tool size qps; do
+		point "$1" "$2" "$3" "$4" "$kind" "$tool" "$size" "$qps"
 	done
-	rep=$((rep + 1))
+	n=$((n + $(runs | wc -l)))
+}
+
+# BENCH_SECTIONS: the sections of their own first,
+# scripts/guest/bench_SECTION.sh (msgrate, qps, nvmf), then perftest (the matrix
+# above) if named.
+for section in ${BENCH_SECTIONS:-perftest}; do
+	[ "$section" = perftest ] || . "$SROCE_SRC/scripts/guest/bench_$section.sh"
 done
+case " ${BENCH_SECTIONS:-perftest} " in
+*" perftest "*) pass_places=$places bench_passes perftest_pass ;;
+esac
 tap_done

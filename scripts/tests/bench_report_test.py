@@ -3,8 +3,9 @@
 """Host test (make check): scripts/tools/bench_report.py on raw lines
 made up here, so the figures it must print are known: medians, ratios,
 failed and zero runs, and the link's capacity beside each driver's best
-bandwidth in the same direction, the host CPU by point, sroce's runs
-that had to recover; and
+bandwidth in the same direction and each pair cell's fraction of it, the
+host CPU by point, sroce's runs that had to recover, the sections'
+tables (message rate, many QPs, memory and idle cost, rdma_cm); and
 scripts/tools/host_cpu.py on a stand-in QEMU. No guest, no gnuplot needed (without it
 the plots are skipped and said so on stderr)."""
 import importlib.util
@@ -153,6 +154,90 @@ class Report(unittest.TestCase):
         self.assertEqual(sorted(r["tool"] for r in rows),
                          ["ib_read_bw", "ib_read_bw", "ib_read_bw",
                           "ib_write_bw"])
+
+    def test_fraction_of_the_link(self):
+        # The best of the bursts toward the cell's data: 60 MB/s toward b
+        # (READ), 20 toward a (WRITE); none at MTU 9000.
+        rows, caps = self.report([
+            bw("sroce", "ib_read_bw", "54.00", 1),
+            bw("rxe", "ib_read_bw", "30.00", 1),
+            bw("sroce", "ib_write_bw", "19.00", 1),
+            bw("rxe", "ib_write_bw", "5.00", 1),
+            bw("sroce", "ib_write_bw", "50.00", 1, mtu=9000),
+            bw("rxe", "ib_write_bw", "10.00", 1, mtu=9000),
+            "kind=link topo=pair mtu=1500 to=b frame=1082 payload=1024 "
+            "burst=1 sent=20000 got=20000 pps=40960",
+            "kind=link topo=pair mtu=1500 to=b frame=1082 payload=1024 "
+            "burst=32 sent=20000 got=20000 pps=61440",
+            "kind=link topo=pair mtu=1500 to=a frame=1082 payload=1024 "
+            "burst=1 sent=20000 got=20000 pps=20480",
+        ])
+        br.fractions(rows, caps)
+        r = self.row(rows, "ib_read_bw")
+        self.assertAlmostEqual(r["link_mbs"], 60.0)
+        self.assertAlmostEqual(r["sroce"]["link_frac"], 0.9)
+        self.assertAlmostEqual(r["rxe"]["link_frac"], 0.5)
+        w = self.row(rows, "ib_write_bw")
+        self.assertAlmostEqual(w["sroce"]["link_frac"], 0.95)
+        w9 = self.row(rows, "ib_write_bw", mtu=9000)
+        self.assertIsNone(w9["link_mbs"])
+        self.assertIsNone(w9["sroce"]["link_frac"])
+        md = br.markdown(rows, caps)
+        self.assertIn("| 0.90 | 0.50 |\n", md)
+        self.assertIn("| - | - |\n", md)
+
+    def test_sections(self):
+        # Message rate: Mpps is the figure; many QPs: MB/s, flatness
+        # against 16 QPs; memory, idle cost and rdma_cm per driver.
+        def msg(drv, qps, mpps):
+            return ("kind=msg drv=%s topo=one mtu=1500 place=irq "
+                    "tool=ib_send_bw size=64 qps=%d rep=1 post=16 bw=1.0 "
+                    "mpps=%s bytes=64000 wall_s=1.0 cpu_s=1 kcpu_s=1"
+                    % (drv, qps, mpps))
+
+        def many(drv, qps, mbs):
+            return ("kind=qps drv=%s topo=one mtu=1500 place=irq "
+                    "tool=ib_write_bw size=4096 qps=%d rep=1 bw=%s "
+                    "mpps=0.01 bytes=16777216 wall_s=1.0 cpu_s=1 kcpu_s=1"
+                    % (drv, qps, mbs))
+
+        def qpmem(drv, kib, loc):
+            return ("kind=qpmem drv=%s topo=one mtu=1500 place=irq rep=1 "
+                    "point=9 qps=1024 depth=128 rts=1024 kib_per_qp=%s all_kib_per_qp=20 "
+                    "slab_kib=100 vmalloc_kib=200 idle_s=20 hz=100 ncpu=2 "
+                    "busy_none=40 busy_qps=80 loc_none=2000 loc_qps=%d"
+                    % (drv, kib, loc))
+        lines = [msg("sroce", 16, "0.300000"), msg("rxe", 16, "0.100000"),
+                 many("sroce", 16, "40.0"), many("rxe", 16, "10.0"),
+                 many("sroce", 1024, "36.0"), many("rxe", 1024, "5.0"),
+                 qpmem("sroce", "10.50", 2000), qpmem("rxe", "12.00", 4000),
+                 "kind=cm drv=sroce topo=one mtu=1500 place=irq rep=1 "
+                 "conns=1000 point=10 create_id=5 connect=800 "
+                 "conn_per_s=500.0",
+                 "kind=cm drv=rxe topo=one mtu=1500 place=irq rep=1 "
+                 "conns=1000 point=10 create_id=5 connect=1600 "
+                 "conn_per_s=250.0"]
+        rows, caps = self.report(lines)
+        m = [r for r in rows if r["kind"] == "msg"][0]
+        self.assertAlmostEqual(m["ratio"], 3.0)
+        self.assertEqual(m["post"], 16)
+        points = br.read_points(self.dir)
+        md = br.markdown(rows, caps, points)
+        self.assertIn("| bpo | one | 1500 | irq | ib_send_bw | 16 | 16 "
+                      "| 0.3000 | 0.1000 | 3.00 |", md)
+        self.assertIn("| bpo | one | 1500 | irq | 1024 | 36.0 | 5.0 | 7.20 "
+                      "| 0.0100 | 0.0100 | 0.90 | 0.50 |", md)
+        # 40 busy ticks of 20 s x 100 Hz x 2 vCPUs: 1 %.
+        self.assertIn("| bpo | one | sroce | 1024 | 10.50 | 20.00 | 100 | 200 | 20 "
+                      "| 1.00 | 2.00 | 100.0 | 100.0 |", md)
+        self.assertIn("| bpo | one | rdma_rxe | 1024 | 12.00 | 20.00 | 100 | 200 | 20 "
+                      "| 1.00 | 2.00 | 100.0 | 200.0 |", md)
+        self.assertIn("| bpo | one | 1000 | 500.0 | 250.0 | 2.00 | 800.0 "
+                      "| 1600.0 |", md)
+        # The QP count plot's data: MB/s by QPs, per driver.
+        br.qps_plots(self.dir, rows)
+        with open(os.path.join(self.dir, "qps-bpo-one-1500-irq-sroce.dat")) as f:
+            self.assertEqual(f.read(), "16 40.000000\n1024 36.000000\n")
 
     def test_kernel_cpu(self):
         # 1 GiB per run: kernel seconds per GiB, medians 0.5 and 2.

@@ -22,6 +22,11 @@ import bench_nvmf  # noqa: E402  (the NVMe-oF section, beside this file)
 
 DRIVERS = ("sroce", "rxe")
 BW_KEYS = ("bw", "mpps")
+# Kinds of perftest bandwidth lines: the matrix's (bw), the message rate
+# section's (msg) and the many QPs section's (qps).
+BW_KINDS = ("bw", "msg", "qps")
+# Lines of one figure set per driver, not perftest's (section qps).
+PER_DRIVER_KINDS = ("qpmem", "cm")
 LAT_KEYS = ("typ", "avg", "p99", "p999")
 
 
@@ -76,16 +81,34 @@ def read_points(folder):
                     continue
                 # Runs from before placements were chosen: the scheduler's.
                 p.setdefault("place", "free")
+                if p.get("kind") in PER_DRIVER_KINDS:
+                    points.append(numbers(p))
+                    continue
                 for k in BW_KEYS + LAT_KEYS + ("cpu_s", "kcpu_s", "wall_s", "bytes"):
                     if k in p:
                         p[k] = float(p[k])
                 for k in ("mtu", "size", "qps", "rep"):
                     p[k] = int(p[k])
+                if "post" in p:
+                    p["post"] = int(p["post"])
                 h = host.get(p.get("point"))
                 if h:
                     p["host_vcpu"], p["host_qemu"] = h["vcpu"], h["qemu"]
                 points.append(p)
     return points
+
+
+def numbers(p):
+    """@p with every value that reads as a number made one."""
+    for k, v in p.items():
+        try:
+            p[k] = int(v)
+        except ValueError:
+            try:
+                p[k] = float(v)
+            except ValueError:
+                pass
+    return p
 
 
 def point_key(p):
@@ -120,7 +143,7 @@ def summarise(points):
     groups = {}
     setups = {}
     for p in points:
-        if p["kind"] == "link":
+        if p["kind"] == "link" or p["kind"] in PER_DRIVER_KINDS:
             continue
         if p["kind"] == "setup":
             if "failed" not in p:
@@ -139,10 +162,10 @@ def summarise(points):
             # figure, so a failed run. (An 8-byte atomic run may show
             # 0.00 MB/s with a message rate: that one counts.)
             good = [r for r in runs if "failed" not in r and
-                    not (kind == "bw" and r.get("bw") == 0 and
+                    not (kind in BW_KINDS and r.get("bw") == 0 and
                          r.get("mpps") == 0)]
             d = {"runs": len(runs), "failed": len(runs) - len(good)}
-            keys = BW_KEYS if kind == "bw" else LAT_KEYS
+            keys = BW_KEYS if kind in BW_KINDS else LAT_KEYS
             for k in keys:
                 vals = [r[k] for r in good if k in r]
                 d[k] = statistics.median(vals) if vals else None
@@ -156,14 +179,19 @@ def summarise(points):
                     vals = [r[k] for r in good if k in r]
                     d[k] = statistics.median(vals) if vals else None
             row[drv] = d
-        main = "bw" if kind == "bw" else "typ"
+        if kind == "msg":
+            main = "mpps"
+            row["post"] = next((r.get("post") for runs in groups[key].values()
+                                for r in runs), None)
+        else:
+            main = "bw" if kind in BW_KINDS else "typ"
         row["ratio"] = ratio(row["sroce"].get(main), row["rxe"].get(main))
         if kind == "bw":
             row["cpu_ratio"] = ratio(row["sroce"]["cpu_s_per_gib"],
                                      row["rxe"]["cpu_s_per_gib"])
             row["kcpu_ratio"] = ratio(row["sroce"]["kcpu_s_per_gib"],
                                       row["rxe"]["kcpu_s_per_gib"])
-        else:
+        elif kind == "lat":
             for k in ("p99", "p999"):
                 row[k + "_ratio"] = ratio(row["sroce"][k], row["rxe"][k])
         rows.append(row)
@@ -195,9 +223,8 @@ def links(points, rows):
             continue
         best = {}
         for r in rows:
-            toward = "b" if r["tool"] == "ib_read_bw" else "a"
             if (r["kind"] == "bw" and r["tool"] != "ib_atomic_bw" and
-                    toward == p["to"] and r["target"] == p["target"] and
+                    toward(r["tool"]) == p["to"] and r["target"] == p["target"] and
                     r["topo"] == p["topo"] and r["mtu"] == p["mtu"]):
                 for d in DRIVERS:
                     v = r[d].get("bw")
@@ -210,6 +237,50 @@ def links(points, rows):
                     "sent": p["sent"], "got": p["got"],
                     "payload_mbs": cap, "best": best})
     return out
+
+
+def toward(tool):
+    """The guest a pair bandwidth test's data flows toward: b runs the
+    clients, so READ data flows toward b, WRITE and SEND data toward a."""
+    return "b" if tool == "ib_read_bw" else "a"
+
+
+def fractions(rows, caps):
+    """Each pair bandwidth cell's fraction of the bare link: the driver's
+    MB/s over the RDMA payload the link carried in the same direction at
+    the same MTU in the same boot (the best of pktgen's bursts). Sets
+    row["link_mbs"] and row[DRIVER]["link_frac"] (None without a link
+    figure)."""
+    for r in rows:
+        if r["kind"] != "bw" or r["topo"] != "pair":
+            continue
+        cap = [c["payload_mbs"] for c in caps
+               if c["target"] == r["target"] and c["mtu"] == r["mtu"] and
+               c["to"] == toward(r["tool"]) and c["payload_mbs"]]
+        r["link_mbs"] = max(cap) if cap else None
+        for d in DRIVERS:
+            r[d]["link_frac"] = ratio(r[d].get("bw"), r["link_mbs"])
+
+
+def per_driver(points, kind):
+    """The kind=qpmem or kind=cm lines, one row per target, topology and
+    MTU: each numeric figure's median over the repetitions, per driver."""
+    groups = {}
+    for p in points:
+        if p["kind"] == kind:
+            key = (p["target"], p["topo"], p["mtu"])
+            groups.setdefault(key, {}).setdefault(p["drv"], []).append(p)
+    rows = []
+    for (target, topo, mtu), by in sorted(groups.items()):
+        row = {"target": target, "topo": topo, "mtu": mtu}
+        for d in DRIVERS:
+            runs = by.get(d, [])
+            keys = {k for r in runs for k, v in r.items()
+                    if isinstance(v, (int, float)) and k not in ("rep", "point")}
+            row[d] = {k: statistics.median([r[k] for r in runs if k in r])
+                      for k in keys}
+        rows.append(row)
+    return rows
 
 
 def recoveries(points):
@@ -238,7 +309,10 @@ def markdown(rows, caps=(), points=()):
            "system, irq and softirq share: "
            "the drivers, the network stack and virtio, without perftest "
            "itself, whose polling loop keeps a vCPU busy whatever the "
-           "driver does (so CPU per GiB also follows the bandwidth).",
+           "driver does (so CPU per GiB also follows the bandwidth). "
+           "Link: in the pair topology, the cell's MB/s over the RDMA "
+           "payload the bare link carried in the same direction at that "
+           "MTU in the same boot (the best of pktgen's bursts, below).",
            "",
            "Placement: where perftest ran. irq: on vCPU 0, which takes the "
            "NIC's interrupts; apart: on vCPU 1; free: where the scheduler "
@@ -251,8 +325,8 @@ def markdown(rows, caps=(), points=()):
            "| target | topo | MTU | placement | test | size | QPs | sroce MB/s "
            "| rdma_rxe MB/s | ratio | sroce CPU s/GiB | rdma_rxe CPU s/GiB "
            "| CPU ratio | sroce kernel CPU s/GiB | rdma_rxe kernel CPU s/GiB "
-           "| kernel CPU ratio |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| kernel CPU ratio | sroce / link | rdma_rxe / link |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["kind"] != "bw":
             continue
@@ -261,14 +335,16 @@ def markdown(rows, caps=(), points=()):
             fails = " (failed runs: sroce %d, rdma_rxe %d)" % (
                 r["sroce"]["failed"], r["rxe"]["failed"])
         out.append("| %s | %s | %d | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s "
-                   "| %s | %s | %s |" % (
+                   "| %s | %s | %s | %s | %s |" % (
                        r["target"], r["topo"], r["mtu"], r["place"], r["tool"] + fails,
                        size_name(r["size"]), r["qps"], fmt(r["sroce"]["bw"]),
                        fmt(r["rxe"]["bw"]), fmt(r["ratio"], 2),
                        fmt(r["sroce"]["cpu_s_per_gib"], 2),
                        fmt(r["rxe"]["cpu_s_per_gib"], 2), fmt(r.get("cpu_ratio"), 2),
                        fmt(r["sroce"]["kcpu_s_per_gib"], 2),
-                       fmt(r["rxe"]["kcpu_s_per_gib"], 2), fmt(r.get("kcpu_ratio"), 2)))
+                       fmt(r["rxe"]["kcpu_s_per_gib"], 2), fmt(r.get("kcpu_ratio"), 2),
+                       fmt(r["sroce"].get("link_frac"), 2),
+                       fmt(r["rxe"].get("link_frac"), 2)))
     if caps:
         out += ["",
                 "## The link's capacity",
@@ -373,7 +449,122 @@ def markdown(rows, caps=(), points=()):
             fmt(s["typ"]), fmt(x["typ"]), fmt(r["ratio"], 2),
             fmt(s["p99"]), fmt(x["p99"]), fmt(r["p99_ratio"], 2),
             fmt(s["p999"]), fmt(x["p999"]), fmt(r["p999_ratio"], 2)))
+    if any(r["kind"] == "msg" for r in rows):
+        out += msg_markdown(rows)
+    if any(r["kind"] == "qps" for r in rows) or any(
+            p["kind"] in PER_DRIVER_KINDS for p in points):
+        out += qps_markdown(rows, points)
     return "\n".join(out) + "\n"
+
+
+def table(title, text, heads, level="###"):
+    """The lines that open a markdown table: a title of @level, its text,
+    the column heads."""
+    return ["", level + " " + title, "", text, "",
+            "| " + " | ".join(heads) + " |", "|---" * len(heads) + "|"]
+
+
+def msg_markdown(rows):
+    """The message rate section's table (kind=msg)."""
+    out = table(
+           "Small messages",
+           "64 B SEND and RDMA WRITE, perftest posting a list of work "
+           "requests a call (post), millions of messages a second (Mpps) "
+           "over all QPs; ratio = sroce / rdma_rxe, higher is better.",
+           ["target", "topo", "MTU", "placement", "test", "post", "QPs",
+            "sroce Mpps", "rdma_rxe Mpps", "ratio"], "##")
+    for r in rows:
+        if r["kind"] == "msg":
+            out.append("| %s | %s | %d | %s | %s | %s | %d | %s | %s | %s |" % (
+                r["target"], r["topo"], r["mtu"], r["place"], r["tool"],
+                r.get("post") or "-", r["qps"], fmt(r["sroce"]["mpps"], 4),
+                fmt(r["rxe"]["mpps"], 4), fmt(r["ratio"], 2)))
+    return out
+
+
+def flat(rows, r, drv):
+    """Cell @r's bandwidth over its 16-QP cell's (same driver, target,
+    topology, MTU and placement): 1.0 is flat."""
+    base = [b[drv]["bw"] for b in rows if b["kind"] == "qps" and b["qps"] == 16 and
+            all(b[k] == r[k] for k in ("target", "topo", "mtu", "place"))]
+    return ratio(r[drv]["bw"], base[0]) if base else None
+
+
+def qps_markdown(rows, points):
+    """The many QPs section's tables (kind=qps, qpmem, cm)."""
+    out = table(
+           "Many QPs",
+           "ib_write_bw of 4 KiB messages on N RC QPs, some 4096 messages "
+           "in all (5 a QP at least): MB/s and Mpps over all QPs; vs 16: "
+           "the cell's MB/s over the same driver's on 16 QPs (1.00: flat).",
+           ["target", "topo", "MTU", "placement", "QPs", "sroce MB/s",
+            "rdma_rxe MB/s", "ratio", "sroce Mpps", "rdma_rxe Mpps",
+            "sroce vs 16", "rdma_rxe vs 16"], "##")
+    for r in rows:
+        if r["kind"] == "qps":
+            out.append("| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["target"], r["topo"], r["mtu"], r["place"], r["qps"],
+                fmt(r["sroce"]["bw"]), fmt(r["rxe"]["bw"]), fmt(r["ratio"], 2),
+                fmt(r["sroce"]["mpps"], 4), fmt(r["rxe"]["mpps"], 4),
+                fmt(flat(rows, r, "sroce"), 2), fmt(flat(rows, r, "rxe"), 2)))
+    return out + qpmem_markdown(points) + cm_markdown(points)
+
+
+def qpmem_markdown(points):
+    """Kernel memory and idle cost per connected QP (kind=qpmem)."""
+    mem = per_driver(points, "qpmem")
+    if not mem:
+        return []
+    out = table(
+           "Kernel memory and idle cost of connected QPs",
+           "N RC QPs connected in pairs on one device (send and receive "
+           "queues of depth 128, scripts/tests/bench_qpmem.py): kernel "
+           "memory per QP (unreclaimable slab objects in use and vmalloc, "
+           "after less before, over N; all: every page the kernel holds "
+           "but the page cache and user memory, which also counts kmalloc's "
+           "allocations of more than two pages), and over the same seconds of idle "
+           "with none and with the N QPs: the guest's busy CPU (% of all "
+           "its vCPUs) and its local timer interrupts a second.",
+           ["target", "topo", "driver", "QPs", "KiB/QP", "all KiB/QP", "slab KiB",
+            "vmalloc KiB", "idle s", "busy % none", "busy % QPs",
+            "timer irq/s none", "timer irq/s QPs"])
+    for r in mem:
+        for d in DRIVERS:
+            m = r[d]
+            if "kib_per_qp" not in m:
+                continue
+            ticks = m["idle_s"] * m["hz"] * m.get("ncpu", 1)
+            out.append("| %s | %s | %s | %d | %s | %s | %d | %d | %g | %s | %s | %s | %s |" % (
+                r["target"], r["topo"], "rdma_rxe" if d == "rxe" else d,
+                m["qps"], fmt(m["kib_per_qp"], 2), fmt(m.get("all_kib_per_qp"), 2),
+                m["slab_kib"],
+                m["vmalloc_kib"], m["idle_s"],
+                fmt(100.0 * m["busy_none"] / ticks, 2),
+                fmt(100.0 * m["busy_qps"] / ticks, 2),
+                fmt(m["loc_none"] / m["idle_s"]), fmt(m["loc_qps"] / m["idle_s"])))
+    return out
+
+
+def cm_markdown(points):
+    """rdma_cm connection setup (kind=cm)."""
+    cm = per_driver(points, "cm")
+    if not cm:
+        return []
+    out = table(
+           "rdma_cm connection setup",
+           "cmtime -c N in one guest (client and server on the same "
+           "device): connections a second over its setup steps (create id "
+           "to connect), and microseconds a connection of the connect step.",
+           ["target", "topo", "connections", "sroce conn/s", "rdma_rxe conn/s",
+            "ratio", "sroce connect us", "rdma_rxe connect us"])
+    for r in cm:
+        s, x = r["sroce"], r["rxe"]
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["target"], r["topo"], s.get("conns", x.get("conns", "-")),
+            fmt(s.get("conn_per_s")), fmt(x.get("conn_per_s")),
+            fmt(ratio(s.get("conn_per_s"), x.get("conn_per_s")), 2),
+            fmt(s.get("connect")), fmt(x.get("connect"))))
+    return out
 
 
 def gnuplot(script, cwd):
@@ -384,6 +575,39 @@ def gnuplot(script, cwd):
     except (OSError, subprocess.CalledProcessError) as e:
         sys.stderr.write("bench_report: gnuplot failed: %s\n" % e)
         return False
+
+
+def qps_plots(folder, rows):
+    """Section qps: MB/s against the QP count, both drivers, one plot per
+    target, topology, MTU and placement."""
+    made = []
+    series = {}
+    for r in rows:
+        if r["kind"] == "qps":
+            series.setdefault((r["target"], r["topo"], r["mtu"], r["place"]),
+                              []).append(r)
+    for (target, topo, mtu, place), rs in sorted(series.items()):
+        name = "qps-%s-%s-%d-%s" % (target, topo, mtu, place)
+        lines = []
+        for drv in DRIVERS:
+            data = os.path.join(folder, "%s-%s.dat" % (name, drv))
+            with open(data, "w") as f:
+                for r in sorted(rs, key=lambda r: r["qps"]):
+                    if r[drv]["bw"] is not None:
+                        f.write("%d %f\n" % (r["qps"], r[drv]["bw"]))
+            lines.append("'%s' using 1:2 with linespoints title '%s'"
+                         % (os.path.basename(data),
+                            "rdma_rxe" if drv == "rxe" else drv))
+        script = ("set terminal pngcairo noenhanced size 800,500\n"
+                  "set output '%s.png'\n"
+                  "set title 'ib_write_bw 4 KiB on N QPs, %s, %s, MTU %d, %s "
+                  "(TCG: compare the lines only)'\n"
+                  "set logscale x 2\nset xlabel 'QPs'\nset ylabel 'MB/s'\n"
+                  "set yrange [0:*]\nset key top right\nset grid\nplot %s\n"
+                  % (name, target, topo, mtu, place, ", ".join(lines)))
+        if gnuplot(script, folder):
+            made.append(name + ".png")
+    return made
 
 
 def plots(folder, rows):
@@ -421,6 +645,7 @@ def plots(folder, rows):
                                    ", ".join(lines)))
         if gnuplot(script, folder):
             made.append(name + ".png")
+    made += qps_plots(folder, rows)
     # Latency CDFs from the sample files.
     cdfs = {}
     for sub in sorted(os.listdir(folder)):
@@ -470,6 +695,7 @@ def main():
     rows = summarise(points)
     caps = links(points, rows)
     nvmf_rows = bench_nvmf.summarise(nvmf)
+    fractions(rows, caps)
     with open(os.path.join(folder, "results.json"), "w") as f:
         json.dump({"note": "TCG guests: compare ratios within this run only",
                    "points": points, "summary": rows, "link": caps,
