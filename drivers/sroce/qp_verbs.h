@@ -55,6 +55,16 @@ int sroce_qp_modify_check(enum ib_qp_state cur, const struct ib_qp_attr *attr,
 int sroce_qp_check_cap(const struct ib_qp_cap *cap, bool has_srq);
 
 /**
+ * sroce_fill_res_qp_entry() - the driver's attributes of a QP for restrack
+ * @msg: the netlink message being filled
+ * @ibqp: the QP
+ *
+ * Context: process context; takes the QP's sq_lock.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+
+/**
  * sroce_set_qp_ops() - install the QP verbs on a device
  * @ibdev: device being set up, not yet registered
  *
