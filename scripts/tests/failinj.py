@@ -43,6 +43,8 @@ DEV, NETDEV, PEER = sys.argv[1], sys.argv[2], sys.argv[3]
 DBG = '/sys/kernel/debug'
 CLEAN = (errno.ENOMEM, errno.ENOBUFS, errno.EAGAIN, errno.ENOSPC)
 MAX_N = 400
+REPS = int(os.environ.get('FAILINJ_ROUNDS', '200'))
+PERCENT = 10
 tap = rdmatest.Tap()
 
 
@@ -179,6 +181,75 @@ def devices():
                            if d.startswith('sroce')))
 
 
+def sroce_text():
+    """The start and end of sroce's code: its lowest text symbol and a
+    page past its highest (/proc/kallsyms, as root)."""
+    addrs = []
+    with open('/proc/kallsyms') as f:
+        for line in f:
+            if line.rstrip().endswith('[sroce]') and line.split()[1] in 'tT':
+                addrs.append(int(line.split()[0], 16))
+    return min(addrs), max(addrs) + 4096
+
+
+def random_failures(a, b, acq, bcq, mr, pmr, rounds=REPS):
+    """The packet path in every context (softirq and work items too, which
+    fail-nth cannot reach): failslab and fail_page_alloc fail one in
+    PERCENT of the allocations made with sroce's code on the stack
+    (the stack filter), while @a sends @rounds SENDs and reads as many
+    times back from @b. Every one must complete with its data whole, the
+    failures show as counted drops, and retransmission makes up for
+    them."""
+    lo, hi = sroce_text()
+    for attr in ('failslab', 'fail_page_alloc'):
+        put(attr + '/require-start', lo)
+        put(attr + '/require-end', hi)
+        put(attr + '/stacktrace-depth', 32)
+        put(attr + '/interval', 1)
+        put(attr + '/times', -1)
+    c0, c1 = rdmatest.counters(DEV), rdmatest.counters(PEER)
+    mr.write(bytes(range(256)) * 4, 1024)
+    bad = 0
+    for attr in ('failslab', 'fail_page_alloc'):
+        put(attr + '/probability', PERCENT)
+    try:
+        for n in range(rounds):
+            b.post_recv(RecvWR(wr_id=n, num_sge=1, sg=[SGE(pmr.buf, 4096, pmr.lkey)]))
+            wr = SendWR(wr_id=n, opcode=e.IBV_WR_SEND, num_sge=1,
+                        sg=[SGE(mr.buf, 1024, mr.lkey)], send_flags=e.IBV_SEND_SIGNALED)
+            rd = SendWR(wr_id=rounds + n, opcode=e.IBV_WR_RDMA_READ, num_sge=1,
+                        sg=[SGE(mr.buf + 4096, 1024, mr.lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED)
+            rd.set_wr_rdma(pmr.rkey, pmr.buf)
+            for w in (wr, rd):
+                try:
+                    a.post_send(w)
+                except Exception as ex:     # the WQE is queued all the same
+                    print('# post %d: %r' % (w.wr_id, ex), flush=True)
+            wcs = rdmatest.poll(acq, 2, timeout=30)
+            rdmatest.poll(bcq, 1, timeout=5)
+            if len(wcs) != 2 or any(w.status != e.IBV_WC_SUCCESS for w in wcs) or \
+                    mr.read(1024, 4096) != mr.read(1024, 0):
+                bad += 1
+                print('# round %d: %s' % (n, [(w.wr_id, w.status) for w in wcs]), flush=True)
+                break
+    finally:
+        for attr in ('failslab', 'fail_page_alloc'):
+            put(attr + '/probability', 0)
+            put(attr + '/require-start', 0)
+            put(attr + '/require-end', 0)
+    d0 = {k: v - c0.get(k, 0) for k, v in rdmatest.counters(DEV).items()}
+    d1 = {k: v - c1.get(k, 0) for k, v in rdmatest.counters(PEER).items()}
+    drops = d0.get('tx_drop', 0) + d1.get('tx_drop', 0)
+    again = d0.get('tx_retransmit', 0) + d0.get('ack_timeout', 0)
+    return tap(not bad and drops > 0 and again > 0,
+               'packet path with %d%% of the allocations under sroce failing: '
+               '%d SENDs and READs, all completed, data whole; tx_drop +%d, '
+               'ack_timeout +%d, tx_retransmit +%d' % (
+                   PERCENT, 2 * rounds, drops, d0.get('ack_timeout', 0),
+                   d0.get('tx_retransmit', 0)), '%d rounds failed' % bad)
+
+
 for attr in ('failslab', 'fail_page_alloc'):
     if not os.path.isdir(os.path.join(DBG, attr)):
         tap(False, 'debugfs has %s' % attr)
@@ -228,7 +299,7 @@ mr = MR(pd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
 pctx = Context(name=PEER)
 pgidx = rdmatest.gid_index(pctx, roce.gid_text('::ffff:192.0.2.2'))
 ppd = PD(pctx)
-pmr = MR(ppd, 8192, e.IBV_ACCESS_LOCAL_WRITE)
+pmr = MR(ppd, 8192, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ)
 acq, bcq = CQ(ctx, 32), CQ(pctx, 32)
 a = rdmatest.new_qp(pd, acq, max_send_wr=16, max_recv_wr=16)
 b = rdmatest.new_qp(ppd, bcq, max_send_wr=16, max_recv_wr=16)
@@ -258,6 +329,7 @@ tap(len(ok) == SENDS and injected > 0,
     'doorbells had one, %d refused)' % (injected, SENDS - 1, refused),
     '%d of %d completed' % (len(ok), SENDS))
 rdmatest.poll(bcq, SENDS, timeout=5)
+random_failures(a, b, acq, bcq, mr, pmr)
 for o in (a, b, acq, bcq, mr, pmr, ppd, pctx, ud):
     o.close()
 
