@@ -108,7 +108,16 @@ class KernelLog:
 def links_up():
     """The veth pair, the peer namespace and both devices, as at the
     start; only what is missing is made again (a fork and exec costs
-    tenths of a second here)."""
+    tenths of a second here). A veth0 moved away goes first: the
+    namespace goes in the background, veth0 with it, and veth1 after
+    sroce1; until then veth1's name is taken in "peer"."""
+    if os.path.exists('/run/netns/away'):
+        sh('ip netns del away')
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end and (
+                os.path.exists('/sys/class/infiniband/sroce1') or
+                'veth1' in sh('ip -n peer link show veth1 2>/dev/null', check=False)):
+            time.sleep(0.1)
     if not os.path.exists('/run/netns/peer'):
         sh('ip netns add peer && ip -n peer link set lo up')
     if not os.path.exists('/sys/class/net/veth0'):
