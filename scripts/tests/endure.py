@@ -1,12 +1,13 @@
-# SPDX-License-Identifier: GPL-2.0
 """Teardown under traffic (issue 52, item 1), in one process: each cycle
 opens both devices, starts RC and UD traffic from sroce0 (veth0, this
-namespace) to sroce1 (veth1, namespace "peer"), then does one thing to
-the link under it:
+namespace) to sroce1 (veth1, namespace "peer") and rdma_cm traffic (an
+rping client here against an rping server in "peer", every payload
+checked), then does one thing to the link under it:
 
   link     rdma link delete sroce0          fatal: error + DEVICE_FATAL
   netdev   ip link del veth0 (veth1 goes)   fatal on both devices
   netns    ip netns del peer (veth1 goes)   fatal on both devices
+  move     veth0 moved to namespace "away"  fatal on sroce0
   carrier  veth0 down, then up              PORT_ERR; traffic resolves
   mtu      veth0's MTU 1280, then 1500      traffic resolves
   addr     192.0.2.1 removed, then put back GID_CHANGE; traffic resolves
@@ -14,7 +15,9 @@ the link under it:
            5 s, then loaded again
 
 "Resolves": within the deadline the traffic either goes on (more
-completions) or ends in an error completion; it never just stops. Every
+completions, more pings) or ends in an error (an error completion, rping
+exits); it never just stops. Where sroce0 goes, the rping client must
+exit within the deadline, and the server too where sroce1 goes. Every
 cycle closes what it opened, and no step may take longer than its
 deadline. The kernel log must stay free of reports. After the cycles the
 objects are closed, both devices deleted and the module must unload
@@ -22,11 +25,11 @@ within 5 s (endure.sh measures that too). Prints TAP, one line per kind
 with the cycles it ran and their mean time, and the slab and vmalloc
 memory before and after.
 
-Every eighth cycle is one of the heavy kinds (netdev, netns, rmmod), the
-others the light ones, each in turn: 50 cycles took 3.4 to 4.7 minutes
-on the debug kernel under TCG, on a 2-core host loaded 3 times over.
+Every eighth cycle is one of the heavy kinds (netdev, netns, move,
+rmmod), the others the light ones, each in turn.
 
-usage: endure.py CYCLES"""
+usage: endure.py CYCLES [NVME_EVERY]  (NVMe-oF in every NVME_EVERY-th cycle
+of each kind, from its first; 0 or none: never)"""
 import os
 import subprocess
 import sys
@@ -40,15 +43,17 @@ from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+import endure_nvmf
 import rdmatest
 import roce
 
 CYCLES = int(sys.argv[1])
+NVME_EVERY = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 SIZE, DEPTH, QKEY = 2048, 16, 0x1111
 DEADLINE = 30           # seconds for a consumer to get its error or event
-FATAL = ('link', 'netdev', 'netns')
+FATAL = ('link', 'netdev', 'netns', 'move')
 LIGHT = ('carrier', 'mtu', 'addr', 'link')
-HEAVY = ('netdev', 'netns', 'rmmod')    # devices made again: seconds more
+HEAVY = ('netdev', 'netns', 'move', 'rmmod')    # devices made again: seconds more
 KINDS = LIGHT + HEAVY
 KO = os.environ.get('SROCE_KO', '')
 BAD = ('WARNING:', 'BUG:', 'Oops', 'KASAN:', 'UBSAN:', 'possible circular',
@@ -56,6 +61,8 @@ BAD = ('WARNING:', 'BUG:', 'Oops', 'KASAN:', 'UBSAN:', 'possible circular',
 tap = rdmatest.Tap()
 PHASE = []             # when a cycle's objects, then its traffic, were up
 OUTCOME = {k: [0, 0] for k in LIGHT if k not in FATAL}  # [error, went on]
+FAILED_CLOSE = []     # NVMe-oF disconnects that failed or took too long
+RELISTEN = [False]    # sroce0 went since the last NVMe-oF connection
 
 
 def sh(cmd, check=True):
@@ -101,7 +108,16 @@ class KernelLog:
 def links_up():
     """The veth pair, the peer namespace and both devices, as at the
     start; only what is missing is made again (a fork and exec costs
-    tenths of a second here)."""
+    tenths of a second here). A veth0 moved away goes first: the
+    namespace goes in the background, veth0 with it, and veth1 after
+    sroce1; until then veth1's name is taken in "peer"."""
+    if os.path.exists('/run/netns/away'):
+        sh('ip netns del away')
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end and (
+                os.path.exists('/sys/class/infiniband/sroce1') or
+                'veth1' in sh('ip -n peer link show veth1 2>/dev/null', check=False)):
+            time.sleep(0.1)
     if not os.path.exists('/run/netns/peer'):
         sh('ip netns add peer && ip -n peer link set lo up')
     if not os.path.exists('/sys/class/net/veth0'):
@@ -236,61 +252,157 @@ def unload():
     return None
 
 
-def cycle(kind):
-    """One cycle; returns None when it passed, else what went wrong."""
+class CmPing:
+    """rdma_cm traffic: an rping client here (sroce0) against an rping
+    server in namespace "peer" (sroce1), every payload checked (-V), one
+    line per ping (-v, line-buffered into a file). With @local both on
+    sroce0, here: an rdma_cm ID holds its namespace, so a server in
+    "peer" would keep that namespace (and both devices) alive through
+    `ip netns del peer`."""
+
+    def __init__(self, port, local=False):
+        self.out = '/tmp/rping-%d' % port
+        self.addr = '192.0.2.1' if local else '192.0.2.2'
+        ns = [] if local else ['ip', 'netns', 'exec', 'peer']
+        self.srv = subprocess.Popen(
+            ns + ['rping', '-s', '-a', self.addr, '-p', str(port), '-V', '-S', '128'],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.cli = None
+        end = time.monotonic() + DEADLINE
+        while not self.listening(port):
+            if time.monotonic() > end or self.srv.poll() is not None:
+                raise RuntimeError('no rping server listening on port %d' % port)
+            time.sleep(0.1)
+        with open(self.out, 'w') as f:
+            self.cli = subprocess.Popen(
+                ['stdbuf', '-oL', 'rping', '-c', '-a', self.addr, '-p', str(port),
+                 '-V', '-v', '-S', '128', '-C', '1000000'], stdout=f,
+                stderr=subprocess.STDOUT)
+
+    @staticmethod
+    def listening(port):
+        return (':%d ' % port) in sh('rdma resource show cm_id', check=False) + ' '
+
+    def pings(self):
+        with open(self.out, errors='replace') as f:
+            return f.read().count('ping data:')
+
+    def wait(self, until):
+        """Until @until() or the client's exit or the deadline: whether
+        @until() came true."""
+        return endure_nvmf.wait_running(until, self.cli, DEADLINE)
+
+    def ended(self, proc, timeout=DEADLINE):
+        try:
+            proc.wait(timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def close(self):
+        for proc in (self.cli, self.srv):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if os.path.exists(self.out):
+            os.unlink(self.out)
+
+
+def fatal(kind, t, cm, nv):
+    """After a fatal @kind: the verbs consumers' errors and events, the
+    rping client's (and, where its device went, the server's) exit, the
+    NVMe-oF host's error and its controller's removal."""
+    t.run(lambda: False)
+    if t.error is None:
+        return 'no error in %d s after the %s went' % (DEADLINE, kind)
+    got = events(t.c0, 0, e.IBV_EVENT_DEVICE_FATAL, DEADLINE)
+    if e.IBV_EVENT_DEVICE_FATAL not in got:
+        return 'sroce0: no DEVICE_FATAL (events %s)' % got
+    if not cm.ended(cm.cli):
+        return 'the rping client still runs %d s after sroce0 went' % DEADLINE
+    if nv is not None and nv.gone() is not None:
+        return nv.gone()
+    if kind in ('netdev', 'netns'):
+        got = events(t.c1, 1, e.IBV_EVENT_DEVICE_FATAL, DEADLINE)
+        if e.IBV_EVENT_DEVICE_FATAL not in got:
+            return 'sroce1: no DEVICE_FATAL (events %s)' % got
+        if not cm.ended(cm.srv):
+            return 'the rping server still runs %d s after its device went' % DEADLINE
+    return None
+
+
+def light(kind, t, cm, nv):
+    """A light @kind done and undone: its event, then each consumer's
+    traffic goes on or ends in an error within the deadline."""
+    do, undo, want = {
+        'carrier': ('ip link set veth0 down', 'ip link set veth0 up', e.IBV_EVENT_PORT_ERR),
+        'mtu': ('ip link set veth0 mtu 1280', 'ip link set veth0 mtu 1500', None),
+        'addr': ('ip addr del 192.0.2.1/24 dev veth0', 'ip addr add 192.0.2.1/24 dev veth0',
+                 e.IBV_EVENT_GID_CHANGE)}[kind]
+    sh(do)
+    got = events(t.c0, 0, want, DEADLINE) if want is not None else []
+    if want is not None and want not in got:
+        return 'no event %d (events %s)' % (want, got)
+    sh(undo)
+    mark = t.done
+    t.run(lambda: t.done >= mark + 8)
+    if t.error is None and t.done < mark + 8:
+        return 'traffic neither went on nor failed in %d s (%d more)' % (
+            DEADLINE, t.done - mark)
+    pings = cm.pings()
+    if not cm.wait(lambda: cm.pings() >= pings + 4) and cm.cli.poll() is None:
+        return 'rping neither went on nor ended in %d s (%d more)' % (
+            DEADLINE, cm.pings() - pings)
+    if nv is not None:
+        reads = nv.reads()
+        if not nv.wait(lambda: nv.reads() >= reads + 4) and nv.reader.poll() is None:
+            return 'NVMe-oF reads neither went on nor failed in %d s' % DEADLINE
+    OUTCOME[kind][t.error is None] += 1
+    return None
+
+
+def cycle(kind, port, nvme):
+    """One cycle, with NVMe-oF if @nvme; returns None when it passed,
+    else what went wrong."""
     links_up()
     PHASE[:] = [time.monotonic()]
     t = Traffic()
+    cm = nv = None
     try:
+        cm = CmPing(port, local=kind == 'netns')
+        if nvme:
+            fresh = endure_nvmf.target_up()
+            nv = endure_nvmf.Nvmf(DEADLINE, RELISTEN[0] and not fresh)
+            RELISTEN[0] = False
         PHASE.append(time.monotonic())
         t.start()
         if t.run(lambda: t.done >= 8) < 8:
             return 'traffic did not start (%s)' % t.error
+        if not cm.wait(lambda: cm.pings() >= 4):
+            return 'rping did not start (%d pings)' % cm.pings()
+        if nv is not None and not nv.wait(lambda: nv.reads() >= 4):
+            return 'NVMe-oF reads did not start'
         PHASE.append(time.monotonic())
+        if kind in FATAL or kind == 'rmmod':
+            RELISTEN[0] = True
         if kind == 'rmmod':
             t.close()
             t.objs = []
-            return unload()
+            cm.close()
+            why = nv.close() if nv is not None else None
+            return why or unload()
         if kind in FATAL:
             sh({'link': 'rdma link delete sroce0', 'netdev': 'ip link del veth0',
-                'netns': 'ip netns del peer'}[kind])
-            t.run(lambda: False)
-            if t.error is None:
-                return 'no error in %d s after the %s went' % (DEADLINE, kind)
-            got = events(t.c0, 0, e.IBV_EVENT_DEVICE_FATAL, DEADLINE)
-            if e.IBV_EVENT_DEVICE_FATAL not in got:
-                return 'sroce0: no DEVICE_FATAL (events %s)' % got
-            if kind != 'link':
-                got = events(t.c1, 1, e.IBV_EVENT_DEVICE_FATAL, DEADLINE)
-                if e.IBV_EVENT_DEVICE_FATAL not in got:
-                    return 'sroce1: no DEVICE_FATAL (events %s)' % got
-            return None
-        want = None
-        if kind == 'carrier':
-            sh('ip link set veth0 down')
-            want = e.IBV_EVENT_PORT_ERR
-        elif kind == 'mtu':
-            sh('ip link set veth0 mtu 1280')
-        else:
-            sh('ip addr del 192.0.2.1/24 dev veth0')
-            want = e.IBV_EVENT_GID_CHANGE
-        got = events(t.c0, 0, want, DEADLINE) if want is not None else []
-        if want is not None and want not in got:
-            return 'no event %d (events %s)' % (want, got)
-        if kind == 'carrier':
-            sh('ip link set veth0 up')
-        elif kind == 'mtu':
-            sh('ip link set veth0 mtu 1500')
-        else:
-            sh('ip addr add 192.0.2.1/24 dev veth0')
-        mark = t.done
-        t.run(lambda: t.done >= mark + 8)
-        if t.error is None and t.done < mark + 8:
-            return 'traffic neither went on nor failed in %d s (%d more)' % (
-                DEADLINE, t.done - mark)
-        OUTCOME[kind][t.error is None] += 1
-        return None
+                'netns': 'ip netns del peer',
+                'move': 'ip netns add away && ip link set veth0 netns away'}[kind])
+            return fatal(kind, t, cm, nv)
+        return light(kind, t, cm, nv)
     finally:
+        if cm is not None:
+            cm.close()
+        why = nv.close() if nv is not None else None
+        if why is not None:
+            FAILED_CLOSE.append(why)
         t.close()
 
 
@@ -300,22 +412,28 @@ slab0, vmalloc0 = meminfo()
 print('# memory before: slab %d KiB, vmalloc %d KiB' % (slab0, vmalloc0), flush=True)
 per = {k: [] for k in KINDS}
 failures = {k: [] for k in KINDS}
+with_nvme = {k: 0 for k in KINDS}
+nvme_ok = NVME_EVERY > 0 and endure_nvmf.available()
+if NVME_EVERY and not nvme_ok:
+    print('# no NVMe-oF: nvme-cli, nvmet-rdma or nvme-rdma missing', flush=True)
 for i in range(CYCLES):
     kind = HEAVY[(i // 8) % len(HEAVY)] if i % 8 == 7 else LIGHT[(i - i // 8) % len(LIGHT)]
+    nvme = nvme_ok and len(per[kind]) % NVME_EVERY == 0
+    with_nvme[kind] += nvme
     t0 = time.monotonic()
     try:
-        why = cycle(kind)
+        why = cycle(kind, 18700 + i % 100, nvme)
     except Exception as ex:
         why = 'exception: %r' % ex
     per[kind].append(time.monotonic() - t0)
-    print('# cycle %d (%s): %.1f s (%s)%s' % (
-        i, kind, per[kind][-1], ', '.join('%.1f' % (b - a) for a, b in zip(PHASE, PHASE[1:])),
+    print('# cycle %d (%s%s): %.1f s (%s)%s' % (
+        i, kind, ', NVMe-oF' if nvme else '', per[kind][-1], ', '.join('%.1f' % (b - a) for a, b in zip(PHASE, PHASE[1:])),
         '' if why is None else ': ' + why), flush=True)
     if why is not None:
         failures[kind].append(why)
         # Start the next one from a known state.
-        sh('ip netns del peer; ip link del veth0; rdma link delete sroce0; '
-           'rdma link delete sroce1', check=False)
+        sh('ip netns del away; ip netns del peer; ip link del veth0; '
+           'rdma link delete sroce0; rdma link delete sroce1', check=False)
     if klog.look():
         print('# kernel: ' + '\n# kernel: '.join(klog.reports[:20]), flush=True)
         break
@@ -327,11 +445,17 @@ for kind in KINDS:
         how = ' (traffic went on %d times, ended in an error %d)' % (
             OUTCOME[kind][1], OUTCOME[kind][0])
     tap(n > 0 and not failures[kind],
-        '%s: %d cycles, %.1f s each, every consumer got its error or event%s' % (
-            kind, n, mean, how), '; '.join(failures[kind][:3]))
+        '%s: %d cycles (%d with NVMe-oF), %.1f s each, every consumer got its '
+        'error or event%s' % (kind, n, with_nvme[kind], mean, how),
+        '; '.join(failures[kind][:3]))
+if nvme_ok:
+    tap(not FAILED_CLOSE, 'every NVMe-oF host disconnected within %d s (%d cycles)' % (
+        DEADLINE, sum(with_nvme.values())), '; '.join(FAILED_CLOSE[:3]))
 tap(not klog.look(), 'no kernel report in %d cycles' % sum(len(v) for v in per.values()))
 sh('rdma link delete sroce0; ip netns exec peer rdma link delete sroce1; '
-   'ip netns del peer; ip link del veth0', check=False)
+   'ip netns del away; ip netns del peer; ip link del veth0', check=False)
+if nvme_ok:
+    endure_nvmf.target_down()
 slab1, vmalloc1 = meminfo()
 print('# memory after: slab %d KiB (%+d), vmalloc %d KiB (%+d)' % (
     slab1, slab1 - slab0, vmalloc1, vmalloc1 - vmalloc0), flush=True)

@@ -3,9 +3,12 @@
 #
 # Guest test (topology "one", debug target): endurance (issue 52). First
 # teardown under traffic (endure.py): cycles of RC and UD traffic between
-# two sroce devices across a veth pair, each ended by one of a link
-# delete, a netdev delete, a namespace delete, a carrier drop, an MTU
-# change, an address removal or an rmmod; 50 cycles (SROCE_FULL=1: 1000).
+# two sroce devices across a veth pair, rdma_cm traffic (rping) and, in
+# every eighth cycle of each kind (SROCE_FULL=1: every other one), an
+# NVMe-oF connection over sroce0 under reads, each ended by one of a link
+# delete, a netdev delete, a namespace delete, the netdev moved to
+# another namespace, a carrier drop, an MTU change, an address removal or
+# an rmmod; 50 cycles (SROCE_FULL=1: 1000).
 # Then allocation failures (failinj.py), where the kernel can inject them:
 # every create path with each of its allocations at sroce's call sites
 # failed once. Then the module must unload within 5 s, and kmemleak must
@@ -14,9 +17,9 @@
 
 modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel 2>/dev/null
 modprobe sroce 2>/dev/null || insmod "$SROCE_KO"
-cycles=50
-[ "${SROCE_FULL:-0}" = 1 ] && cycles=1000
-tap_program 0 endure.py "$cycles"
+cycles=50 nvme=8
+[ "${SROCE_FULL:-0}" = 1 ] && cycles=1000 nvme=2
+tap_program 0 endure.py "$cycles" "$nvme"
 
 if [ -d /sys/kernel/debug/failslab ]; then
 	ip netns add peer
