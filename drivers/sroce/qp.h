@@ -7,9 +7,7 @@
 #define _SROCE_QP_H
 
 #include <linux/completion.h>
-#include <linux/irqflags.h>
 #include <linux/mutex.h>
-#include <linux/preempt.h>
 #include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
@@ -147,35 +145,6 @@ static inline u16 sroce_qp_pkey(const struct sroce_qp *qp)
 {
 	return sroce_pkey_get(&to_sdev(qp->ibqp.device)->pkeys,
 			      READ_ONCE(qp->params.pkey_index));
-}
-
-/**
- * sroce_qp_post_runs_pass() - whether a post_send makes the requester's
- *	pass in the poster's context, rather than queueing its work item
- * @qp: the QP posted to
- *
- * A user's doorbell is a system call: it does, unless the peer is in
- * this host (the pass would do the peer's receiving too, in the sender's
- * time slice, while a receiver polling on the same CPU took the rest).
- * A kernel ULP's RC QP (NVMe-oF, iSER, NFS) is posted to from process
- * context (a block driver's queue_rq, a target's work item), from softirq
- * or from hard interrupts (a target completing an I/O): it does from a
- * task with interrupts on (the pass turns bottom halves off and on), the
- * peer in this host or not, which saves the work item's wakeup and
- * context switch on every I/O (the ULP's own completion handling is
- * deferred by its CQ, so no poller is starved). The ULP's locks may be
- * held: of the ULP, the pass may call only its CQs' completion handlers
- * (ib_core's CQs defer the work) and its QPs' event handlers. A kernel's
- * UD, GSI and UC QPs keep the work item.
- *
- * Context: any.
- * Return: true to run the pass here, false to queue the work item.
- */
-static inline bool sroce_qp_post_runs_pass(const struct sroce_qp *qp)
-{
-	if (qp->user)
-		return !READ_ONCE(qp->req.peer_local);
-	return qp->ibqp.qp_type == IB_QPT_RC && in_task() && !irqs_disabled();
 }
 
 /**

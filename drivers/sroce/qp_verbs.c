@@ -800,8 +800,13 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	/* Where the requester's work item runs from now on (req.c). */
 	if (kick)
 		WRITE_ONCE(qp->req.cpu, raw_smp_processor_id());
-	/* Send from here when we may (Documentation/datapath.rst). */
-	if (kick && sroce_qp_post_runs_pass(qp))
+	/*
+	 * A user's doorbell is a system call: send from it, unless the peer
+	 * is in this host. Then the pass would run the peer's receiving too,
+	 * all of it in the sender's time slice: the work item runs it
+	 * instead (Documentation/datapath.rst, "Requester").
+	 */
+	if (kick && qp->user && !READ_ONCE(qp->req.peer_local))
 		sroce_req_run(qp);
 	else if (kick)
 		sroce_req_kick(&qp->req);

@@ -195,12 +195,11 @@ static inline void sroce_req_kick(struct sroce_req *req)
  * sroce_req_run() - run the requester in the caller's context
  * @qp: the QP
  *
- * For a post_send whose peer is not in this host, where
- * sroce_qp_post_runs_pass() allows: the send costs the poster's time, not
- * a context switch. If the requester already runs, that runner makes
- * another pass.
+ * For a user's doorbell whose peer is not in this host (@qp's
+ * req.peer_local false): the send costs the poster's time, not a context
+ * switch. If the requester already runs, that runner makes another pass.
  *
- * Context: a task with interrupts on; the poster's own locks may be held.
+ * Context: process context, no lock held.
  */
 void sroce_req_run(struct sroce_qp *qp);
 
