@@ -72,6 +72,8 @@ tap_relay() {
 		case $line in
 		"ok "*" # SKIP "*) tap_n=$((tap_n + 1)); echo "ok $tap_n -${line#*-}" ;;
 		"ok "*) ok "${line#*- }" ;;
+		# A known gap with its reason: make check counts it as skipped.
+		"not ok "*" # TODO "*) tap_n=$((tap_n + 1)); echo "not ok $tap_n -${line#*-}" ;;
 		"not ok "*) not_ok "${line#*- }" ;;
 		"#"*) echo "$line" ;;
 		[0-9]*..[0-9]*) ;;
