@@ -6,10 +6,10 @@
 # N skipped". Exits non-zero on any failure.
 #   scripts/check.sh [--targets "deb12 deb13 bpo"] [--full]
 # The heavy suites (pyverbs, storage, nvmf, iser, interop, loss) and nfs
-# run on bpo, nvmf also on debug, and hostile, endure and soak on debug
-# alone; deb12 and deb13 run the smoke subset; each target all
-# of them with --full (make check FULL=1), but for nfs on debug, whose
-# kernel has no NFS. jobs() below has the list and its reasons.
+# run on bpo, and hostile, endure and soak on debug alone; deb12 and
+# deb13 run the smoke subset; each target all of them with --full (make
+# check FULL=1), but for nfs on debug, whose kernel has no NFS. jobs()
+# below has the list and its reasons.
 # Logs of every guest are kept in out/check/TARGET-SUITE/. Suites of all
 # targets share the host's cores (a queue, below).
 set -uo pipefail
@@ -147,9 +147,9 @@ jobs() {
 			echo "$t $s"
 		done
 		;;
-	# debug's loss recovery: soak's rounds under netem loss (below); the
-	# whole loss suite with --full.
-	*:debug) echo "$t pair nvmf 1200" ;;
+	# On debug without --full: NVMe-oF through endure's cycles (connect,
+	# I/O, teardown under KASAN), loss recovery through soak's rounds
+	# under netem loss; the whole nvmf and loss suites with --full.
 	esac
 	# The hostile suite: on debug, whose checkers watch the packets and
 	# rings it throws (bpo runs the same 7.3 source without them), or
