@@ -182,15 +182,17 @@ static int sroce_qp_enter(struct sroce_qp *qp, enum ib_qp_state next,
 {
 	unsigned long flags;
 
+	/* The states that flush are the packet path's too (qp.c). */
 	if (next == IB_QPS_ERR || next == IB_QPS_SQE) {
 		sroce_qp_enter_error(qp, next);
 		return 0;
 	}
 	/* No packet reaches a QP in INIT: the responder is ours to set. */
-	if (next == IB_QPS_RTR && qp->state == IB_QPS_INIT && sroce_reply_size(qp))
-		return -ENOMEM;
-	if (next == IB_QPS_RTR && qp->state == IB_QPS_INIT)
+	if (next == IB_QPS_RTR && qp->state == IB_QPS_INIT) {
+		if (sroce_reply_size(qp))
+			return -ENOMEM;
 		sroce_qp_enter_rtr(qp);
+	}
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	spin_lock(&qp->rq_lock);
@@ -815,12 +817,6 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-/*
- * `rdma resource show qp -dd`: what the core does not show (it prints the
- * state and the PSNs given to modify_qp): the PSNs in use now and the
- * rings' fill.
- */
-/* The driver's attributes of a QP in a resource dump, under its sq_lock. */
 static const struct ib_device_ops sroce_qp_ops = {
 	.create_qp = sroce_create_qp,
 	.modify_qp = sroce_modify_qp,

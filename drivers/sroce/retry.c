@@ -153,6 +153,7 @@ static enum hrtimer_restart sroce_retry_ack_timeout(struct hrtimer *t)
 	enum ib_wc_status fail = IB_WC_SUCCESS;
 	unsigned long flags;
 	bool kick = false;
+	ktime_t due;
 	u32 head, pos;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
@@ -160,8 +161,9 @@ static enum hrtimer_restart sroce_retry_ack_timeout(struct hrtimer *t)
 	 * Progress since it was queued: on to the deadline that progress set
 	 * (started, not set_expires: the requester may start it meanwhile).
 	 */
-	if (ktime_before(ktime_get(), READ_ONCE(qp->req.ack_due))) {
-		hrtimer_start(t, READ_ONCE(qp->req.ack_due), HRTIMER_MODE_ABS_SOFT);
+	due = READ_ONCE(qp->req.ack_due);
+	if (ktime_before(ktime_get(), due)) {
+		hrtimer_start(t, due, HRTIMER_MODE_ABS_SOFT);
 		goto out;
 	}
 	head = qp->sq.index;
