@@ -3,13 +3,21 @@
  * KUnit: DCQCN's arithmetic (dcqcn.c) against values worked out by hand:
  * the cut on a CNP, α's rise and decay, fast recovery, additive and hyper
  * increase, the minimum rate, the byte counter; the token bucket; the
- * spacing of CNPs; the range IB_QP_RATE_LIMIT takes.
+ * spacing of CNPs; the range IB_QP_RATE_LIMIT takes; which datagram
+ * sources a UD QP's CNP may go to, and the addresses it takes.
  */
 #include <kunit/test.h>
+#include <linux/if_ether.h>
+#include <linux/inet.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
 #include <linux/time64.h>
+#include <net/ipv6.h>
 
 #include "cc.h"
 #include "dcqcn.h"
+#include "net.h"
 
 /* Round numbers: line 100000 kbit/s, g = 1/16, F = 2, periods of 10 us. */
 static const struct sroce_dcqcn_params test_params = {
@@ -264,6 +272,113 @@ static void rate_limit_range_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_cc_check_rate_limit(100000001), -EINVAL);
 }
 
+/* An IPv4 datagram's header alone, from @src to @dst, in a new skb. */
+static struct sk_buff *cnp_skb4(struct kunit *test, __be32 src, __be32 dst)
+{
+	struct sk_buff *skb = alloc_skb(sizeof(struct iphdr), GFP_KERNEL);
+	struct iphdr *ip4;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	ip4 = skb_put_zero(skb, sizeof(*ip4));
+	skb_reset_network_header(skb);
+	ip4->version = 4;
+	ip4->ihl = 5;
+	ip4->saddr = src;
+	ip4->daddr = dst;
+	skb->protocol = htons(ETH_P_IP);
+	return skb;
+}
+
+static struct sk_buff *cnp_skb6(struct kunit *test, const char *src,
+				const char *dst)
+{
+	struct sk_buff *skb = alloc_skb(sizeof(struct ipv6hdr), GFP_KERNEL);
+	struct ipv6hdr *ip6;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	ip6 = skb_put_zero(skb, sizeof(*ip6));
+	skb_reset_network_header(skb);
+	ip6->version = 6;
+	KUNIT_ASSERT_EQ(test, in6_pton(src, -1, ip6->saddr.s6_addr, -1, NULL), 1);
+	KUNIT_ASSERT_EQ(test, in6_pton(dst, -1, ip6->daddr.s6_addr, -1, NULL), 1);
+	skb->protocol = htons(ETH_P_IPV6);
+	return skb;
+}
+
+/* Whether a UD QP would send a CNP back to IPv4 source @src. */
+static bool cnp_to4(struct kunit *test, __be32 src)
+{
+	struct sk_buff *skb = cnp_skb4(test, src, htonl(0xc0000202));
+	struct sroce_path path = {};
+	bool ok = sroce_cnp_ud_addrs(skb, &path);
+
+	kfree_skb(skb);
+	return ok;
+}
+
+static bool cnp_to6(struct kunit *test, const char *src)
+{
+	struct sk_buff *skb = cnp_skb6(test, src, "2001:db8::2");
+	struct sroce_path path = {};
+	bool ok = sroce_cnp_ud_addrs(skb, &path);
+
+	kfree_skb(skb);
+	return ok;
+}
+
+/* Back to the sender, from the address it sent to, mapped as a GID. */
+static void cnp_ud_addrs_test(struct kunit *test)
+{
+	struct sroce_path path = { .ipv6 = true };
+	struct in6_addr want;
+	struct sk_buff *skb;
+
+	skb = cnp_skb4(test, htonl(0xc0000201), htonl(0xc0000202));
+	KUNIT_EXPECT_TRUE(test, sroce_cnp_ud_addrs(skb, &path));
+	kfree_skb(skb);
+	KUNIT_EXPECT_FALSE(test, path.ipv6);
+	ipv6_addr_set_v4mapped(htonl(0xc0000202), &want);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&path.saddr, &want));
+	ipv6_addr_set_v4mapped(htonl(0xc0000201), &want);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&path.daddr, &want));
+
+	skb = cnp_skb6(test, "2001:db8::1", "2001:db8::2");
+	KUNIT_EXPECT_TRUE(test, sroce_cnp_ud_addrs(skb, &path));
+	kfree_skb(skb);
+	KUNIT_EXPECT_TRUE(test, path.ipv6);
+	KUNIT_ASSERT_EQ(test, in6_pton("2001:db8::2", -1, want.s6_addr, -1, NULL), 1);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&path.saddr, &want));
+	KUNIT_ASSERT_EQ(test, in6_pton("2001:db8::1", -1, want.s6_addr, -1, NULL), 1);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&path.daddr, &want));
+}
+
+/* Sources no CNP may go to, and the path left as it was. */
+static void cnp_ud_bad_source_test(struct kunit *test)
+{
+	struct sroce_path path = { .hop_limit = 7 };
+	struct sk_buff *skb;
+
+	KUNIT_EXPECT_TRUE(test, cnp_to4(test, htonl(0x0a000001)));
+	KUNIT_EXPECT_FALSE(test, cnp_to4(test, htonl(0xe0000001)));
+	KUNIT_EXPECT_FALSE(test, cnp_to4(test, htonl(0xffffffff)));
+	KUNIT_EXPECT_FALSE(test, cnp_to4(test, htonl(0)));
+	KUNIT_EXPECT_FALSE(test, cnp_to4(test, htonl(0x00000005)));
+	KUNIT_EXPECT_FALSE(test, cnp_to4(test, htonl(0x7f000001)));
+	KUNIT_EXPECT_TRUE(test, cnp_to6(test, "fe80::1"));
+	KUNIT_EXPECT_FALSE(test, cnp_to6(test, "::"));
+	KUNIT_EXPECT_FALSE(test, cnp_to6(test, "::1"));
+	KUNIT_EXPECT_FALSE(test, cnp_to6(test, "ff02::1"));
+	KUNIT_EXPECT_FALSE(test, cnp_to6(test, "::ffff:192.0.2.1"));
+
+	/* RoCE v1 (a GRH, no IP): no CNP. */
+	skb = cnp_skb6(test, "2001:db8::1", "2001:db8::2");
+	skb->protocol = htons(ETH_P_IBOE);
+	KUNIT_EXPECT_FALSE(test, sroce_cnp_ud_addrs(skb, &path));
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, path.hop_limit, 7);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_any(&path.daddr));
+}
+
 static struct kunit_case sroce_dcqcn_cases[] = {
 	KUNIT_CASE(dcqcn_init_test),
 	KUNIT_CASE(dcqcn_cnp_cut_test),
@@ -276,6 +391,8 @@ static struct kunit_case sroce_dcqcn_cases[] = {
 	KUNIT_CASE(tbf_test),
 	KUNIT_CASE(cnp_due_test),
 	KUNIT_CASE(rate_limit_range_test),
+	KUNIT_CASE(cnp_ud_addrs_test),
+	KUNIT_CASE(cnp_ud_bad_source_test),
 	{}
 };
 

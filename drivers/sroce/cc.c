@@ -159,28 +159,52 @@ void sroce_cc_qp_init(struct sroce_qp *qp)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
+/*
+ * The priorities whose enable bits turn a QP's points on: a connected
+ * QP's path's; any for a UD QP, whose datagrams go where their AHs say;
+ * none for the GSI QP, whose MADs are left alone.
+ */
+static u32 sroce_cc_qp_prios(const struct sroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+		return BIT(qp->req.path.priority & 7);
+	case IB_QPT_UD:
+		return 0xff;
+	default:
+		return 0;
+	}
+}
+
 void sroce_cc_qp_start(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_path *path = &qp->req.path;
+	u32 prios = sroce_cc_qp_prios(qp);
 	struct sroce_cc_qp *cc = &qp->cc;
-	u32 prio = BIT(path->priority & 7);
-	bool connected;
 
 	lockdep_assert_held(&qp->lock);
-	connected = qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
 	/* From an earlier connection of the QP (through RESET). */
 	hrtimer_cancel(&cc->rate_timer);
 	spin_lock_bh(&cc->lock);
-	cc->np_on = connected && (sroce_cc_knob(sdev, SROCE_CC_NP_ENABLE) & prio);
-	cc->rp_on = connected && (sroce_cc_knob(sdev, SROCE_CC_RP_ENABLE) & prio);
+	cc->np_on = sroce_cc_knob(sdev, SROCE_CC_NP_ENABLE) & prios;
+	cc->rp_prios = sroce_cc_knob(sdev, SROCE_CC_RP_ENABLE) & prios;
+	cc->rp_on = cc->rp_prios;
 	sroce_cc_params(sdev, &cc->p);
 	sroce_dcqcn_init(&cc->rp, &cc->p);
 	cc->tbf.next_ns = 0;
 	WRITE_ONCE(cc->paced, cc->rp_on || cc->rate_limit);
 	spin_unlock_bh(&cc->lock);
 	atomic64_set(&cc->np_last, 0);
-	if (cc->rp_on)
+	if (cc->rp_on && qp->ibqp.qp_type != IB_QPT_UD)
+		path->tclass = (path->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+}
+
+void sroce_cc_ud_path(struct sroce_qp *qp, struct sroce_path *path)
+{
+	/* rp_prios is written at RTR, before the QP sends. */
+	if (READ_ONCE(qp->cc.rp_prios) & BIT(path->priority & 7))
 		path->tclass = (path->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
 }
 

@@ -17,6 +17,7 @@
 struct ib_device;
 struct sk_buff;
 struct sroce_dev;
+struct sroce_path;
 struct sroce_qp;
 
 /**
@@ -85,6 +86,8 @@ struct sroce_cc_dev {
  * @lock: guards @rp, @tbf, @dead and the arming of both timers
  * @np_on: CE-marked packets to this QP are answered with CNPs
  * @rp_on: the QP sends ECN-capable and its rate follows DCQCN
+ * @rp_prios: the priorities (bit n: skb priority n) a UD QP's datagrams
+ *	leave ECN-capable on, the device's rp_enable when the QP entered RTR
  * @paced: @rp_on or @rate_limit: the requester asks the bucket (read
  *	locklessly; written before RTS)
  * @dead: the QP is being destroyed: no timer is armed again
@@ -101,6 +104,7 @@ struct sroce_cc_qp {
 	spinlock_t lock;	/* see the kernel-doc above */
 	bool np_on;
 	bool rp_on;
+	u8 rp_prios;
 	bool paced;
 	bool dead;
 	u32 rate_limit;
@@ -142,14 +146,29 @@ void sroce_cc_qp_init(struct sroce_qp *qp);
 
 /**
  * sroce_cc_qp_start() - decide a QP's congestion control at RTR
- * @qp: the QP, its path to the peer just set
+ * @qp: the QP: RC or UC, its path to the peer just set; or UD
  *
- * Takes the device's parameters as they are now; with the reaction
- * point on for the path's priority, the path's ECN field becomes ECT(0).
+ * Takes the device's parameters as they are now. A connected QP's points
+ * are on when they are for the path's priority, and then the path's ECN
+ * field becomes ECT(0). A UD QP's are on when they are for any priority;
+ * each datagram's ECN field is then set by sroce_cc_ud_path(). The GSI
+ * QP's stay off.
  *
  * Context: process; the QP's mutex held, its engines not sending.
  */
 void sroce_cc_qp_start(struct sroce_qp *qp);
+
+/**
+ * sroce_cc_ud_path() - the ECN field of a UD QP's datagram
+ * @qp: the UD QP
+ * @path: the datagram's path, from its AH
+ *
+ * ECT(0) when the QP's reaction point is on and rp_enable was on for the
+ * path's priority when the QP entered RTR.
+ *
+ * Context: any.
+ */
+void sroce_cc_ud_path(struct sroce_qp *qp, struct sroce_path *path);
 
 /**
  * sroce_cc_qp_stop() - no timer of a QP runs from now on
@@ -191,11 +210,13 @@ int sroce_cc_check_rate_limit(u32 kbps);
 bool sroce_cc_tx_wait(struct sroce_qp *qp);
 
 /**
- * sroce_cc_tx_sent() - data bytes went out (requests, read responses)
- * @qp: the QP, paced (&sroce_cc_qp.paced)
+ * sroce_cc_tx_sent() - data bytes went out (requests, read responses,
+ *	datagrams)
+ * @qp: the QP
  * @bytes: their length from the BTH on
  *
- * Charged to the bucket and to DCQCN's byte counter.
+ * Charged to the bucket and to DCQCN's byte counter when the QP is paced
+ * (&sroce_cc_qp.paced); nothing else.
  *
  * Context: any; an engine's pass (sroce_tx_send()).
  */
@@ -214,17 +235,34 @@ void sroce_cc_cnp_recv(struct sroce_qp *qp);
 
 /**
  * sroce_cc_np_recv() - the notification point's look at a packet
- * @qp: the QP it is for (held), past every ingress check; only an RC or
- *	UC QP's packets are looked at
- * @skb: the packet, off the wire, its IP header in place
+ * @qp: the QP it is for (held), past every ingress check; only an RC, UC
+ *	or UD QP's packets are looked at, not the GSI QP's
+ * @skb: the packet, off the wire, its IP header in place and its
+ *	transport headers pulled
  *
- * A CE-marked packet is counted (np_ecn_marked_roce_packets) and, with
- * the QP's notification point on and its last CNP np_min_time_between_cnps
- * ago, answered with a CNP to the QP's peer (np_cnp_sent).
+ * A CE-marked packet other than a CNP is counted
+ * (np_ecn_marked_roce_packets) and, with the QP's notification point on
+ * and its last CNP np_min_time_between_cnps ago, answered with a CNP
+ * (np_cnp_sent): to a connected QP's peer; for a UD QP, to the sender the
+ * datagram names, its IP source address and the DETH's source QP, on the
+ * netdev it came in by. One interval serves all of a UD QP's senders.
  *
  * Context: softirq.
  */
 void sroce_cc_np_recv(struct sroce_qp *qp, const struct sk_buff *skb);
+
+/**
+ * sroce_cnp_ud_addrs() - the addresses of a CNP for a datagram
+ * @skb: the datagram, off the wire, its IP header in place
+ * @path: its @ipv6, @saddr and @daddr are set: from the address the
+ *	datagram came to, to the one it came from (IPv4 ones mapped)
+ *
+ * Context: any.
+ * Return: false, @path untouched, for a datagram that is neither IPv4
+ * nor IPv6 or whose source is multicast, broadcast, unspecified (IPv4:
+ * 0.0.0.0/8), loopback or, in an IPv6 header, IPv4-mapped.
+ */
+bool sroce_cnp_ud_addrs(const struct sk_buff *skb, struct sroce_path *path);
 
 /**
  * sroce_cc_fill_res() - the QP's rates and α for `rdma resource show qp -dd`

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The notification point: a CE-marked packet for a connected QP is
- * answered with a CNP to the QP's peer (annex A17.9.2), at most one per
- * QP per np_min_time_between_cnps, on the CNP's own DSCP and priority.
+ * The notification point: a CE-marked packet for an RC, UC or UD QP is
+ * answered with a CNP to its sender (annex A17.9.2): a connected QP's
+ * peer, the source a datagram names. At most one per QP per
+ * np_min_time_between_cnps, on the CNP's own DSCP and priority.
  * Documentation/congestion.rst.
  */
+#include <kunit/visibility.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <net/inet_ecn.h>
+#include <net/ipv6.h>
+#include <rdma/ib_verbs.h>
 
 #include "cc.h"
 #include "net.h"
@@ -27,10 +31,66 @@ static bool sroce_cnp_ce(const struct sk_buff *skb)
 	return false;
 }
 
-/* BTH (CNP opcode, BECN, the peer QP), 16 zero bytes; the ICRC is net.c's. */
-static void sroce_cnp_send(struct sroce_dev *sdev, struct sroce_qp *qp)
+bool sroce_cnp_ud_addrs(const struct sk_buff *skb, struct sroce_path *path)
 {
-	struct sroce_path path = qp->req.path;
+	const struct ipv6hdr *ip6;
+	const struct iphdr *ip4;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		ip4 = ip_hdr(skb);
+		if (ipv4_is_multicast(ip4->saddr) || ipv4_is_lbcast(ip4->saddr) ||
+		    ipv4_is_zeronet(ip4->saddr) || ipv4_is_loopback(ip4->saddr))
+			return false;
+		path->ipv6 = false;
+		ipv6_addr_set_v4mapped(ip4->daddr, &path->saddr);
+		ipv6_addr_set_v4mapped(ip4->saddr, &path->daddr);
+		return true;
+	}
+	if (skb->protocol != htons(ETH_P_IPV6))
+		return false;
+	ip6 = ipv6_hdr(skb);
+	if (ipv6_addr_type(&ip6->saddr) &
+	    (IPV6_ADDR_ANY | IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK |
+	     IPV6_ADDR_MAPPED))
+		return false;
+	path->ipv6 = true;
+	path->saddr = ip6->daddr;
+	path->daddr = ip6->saddr;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_cnp_ud_addrs);
+
+/*
+ * Where a CNP for a datagram goes: back to its sender (the addresses of
+ * sroce_cnp_ud_addrs()), on the netdev it came in by, to the QP its DETH
+ * names. False for a source no CNP may go to. The DSCP and priority are
+ * the caller's.
+ */
+static bool sroce_cnp_ud_path(struct sroce_dev *sdev, struct sroce_qp *qp,
+			      const struct sk_buff *skb, struct sroce_path *path,
+			      u32 *dqpn)
+{
+	const struct sroce_deth *deth = (const void *)(skb->data +
+						       sizeof(struct sroce_bth));
+
+	memset(path, 0, sizeof(*path));
+	if (!sroce_cnp_ud_addrs(skb, path))
+		return false;
+	*dqpn = sroce_deth_sqpn(deth);
+	path->hop_limit = 64;
+	path->lqpn = qp->ibqp.qp_num;
+	path->sport = cpu_to_be16(rdma_get_udp_sport(0, path->lqpn, *dqpn));
+	/* A VLAN of the device's netdev: the CNP goes back out of it. */
+	if (skb->dev && skb->dev != sdev->ndev &&
+	    net_eq(dev_net(skb->dev), dev_net(sdev->ndev)))
+		path->ifindex = skb->dev->ifindex;
+	return true;
+}
+
+/* BTH (CNP opcode, BECN, @dqpn), 16 zero bytes; the ICRC is net.c's. */
+static void sroce_cnp_send(struct sroce_dev *sdev, struct sroce_path *path,
+			   u32 dqpn)
+{
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
 
@@ -39,37 +99,51 @@ static void sroce_cnp_send(struct sroce_dev *sdev, struct sroce_qp *qp)
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 		return;
 	}
-	path.tclass = READ_ONCE(sdev->cc.knob[SROCE_CC_NP_CNP_DSCP]) << 2;
-	path.priority = READ_ONCE(sdev->cc.knob[SROCE_CC_NP_CNP_PRIO]);
+	path->tclass = READ_ONCE(sdev->cc.knob[SROCE_CC_NP_CNP_DSCP]) << 2;
+	path->priority = READ_ONCE(sdev->cc.knob[SROCE_CC_NP_CNP_PRIO]);
 	bth = skb_put(skb, sizeof(*bth));
 	sroce_bth_init(bth, SROCE_OPCODE_CNP, false, 0, SROCE_PKEY_DEFAULT,
-		       qp->params.dest_qpn, 0, false);
+		       dqpn, 0, false);
 	sroce_bth_set_becn(bth, true);
 	skb_put_zero(skb, SROCE_CNP_RESERVED);
 	/* The QP's route cache is keyed to its own priority: none here. */
-	if (!sroce_net_xmit(sdev, &path, NULL, skb))
+	if (!sroce_net_xmit(sdev, path, NULL, skb))
 		sroce_count(sdev, SROCE_CNT_NP_CNP_SENT);
+}
+
+/* Whether the QP's CNP interval is over; if so, it starts again now. */
+static bool sroce_cnp_slot(struct sroce_dev *sdev, struct sroce_cc_qp *cc)
+{
+	u64 now = ktime_get_ns();
+	u64 last = atomic64_read(&cc->np_last);
+
+	if (!sroce_cnp_due(last, now,
+			   READ_ONCE(sdev->cc.knob[SROCE_CC_NP_MIN_TIME])))
+		return false;
+	/* One CPU wins the slot; a packet racing it on another sends none. */
+	return atomic64_try_cmpxchg(&cc->np_last, &last, now);
 }
 
 void sroce_cc_np_recv(struct sroce_qp *qp, const struct sk_buff *skb)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_cc_qp *cc = &qp->cc;
-	u64 now, last;
+	const struct sroce_bth *bth = (const void *)skb->data;
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	struct sroce_path path;
+	u32 dqpn;
 
-	if ((qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC) ||
-	    !sroce_cnp_ce(skb))
+	if ((type != IB_QPT_RC && type != IB_QPT_UC && type != IB_QPT_UD) ||
+	    bth->opcode == SROCE_OPCODE_CNP || !sroce_cnp_ce(skb))
 		return;
 	sroce_count(sdev, SROCE_CNT_NP_ECN_MARKED);
-	if (!READ_ONCE(cc->np_on))
+	if (!READ_ONCE(qp->cc.np_on))
 		return;
-	now = ktime_get_ns();
-	last = atomic64_read(&cc->np_last);
-	if (!sroce_cnp_due(last, now,
-			   READ_ONCE(sdev->cc.knob[SROCE_CC_NP_MIN_TIME])))
-		return;
-	/* One CPU wins the slot; a packet racing it on another sends none. */
-	if (!atomic64_try_cmpxchg(&cc->np_last, &last, now))
-		return;
-	sroce_cnp_send(sdev, qp);
+	if (type != IB_QPT_UD) {
+		path = qp->req.path;
+		dqpn = qp->params.dest_qpn;
+	} else if (!sroce_cnp_ud_path(sdev, qp, skb, &path, &dqpn)) {
+		return;	/* before the slot: such a source costs no one a CNP */
+	}
+	if (sroce_cnp_slot(sdev, &qp->cc))
+		sroce_cnp_send(sdev, &path, dqpn);
 }

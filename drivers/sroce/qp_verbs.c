@@ -74,7 +74,7 @@ int sroce_qp_check_params(const struct ib_qp_attr *attr, int mask,
 {
 	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
 		return -EOPNOTSUPP;
-	/* The pacer holds RC and UC requests (cc.c); UD goes unpaced. */
+	/* The limit holds RC and UC requests (cc.c); UD has DCQCN's rate alone. */
 	if ((mask & IB_QP_RATE_LIMIT) &&
 	    ((type != IB_QPT_RC && type != IB_QPT_UC) ||
 	     sroce_cc_check_rate_limit(attr->rate_limit)))
@@ -157,6 +157,9 @@ static void sroce_qp_enter_rtr(struct sroce_qp *qp)
 				   qp->ibqp.qp_num, qp->params.dest_qpn);
 		sroce_path_set_netdev(&qp->req.path, to_sdev(qp->ibqp.device),
 				      sgid);
+		sroce_cc_qp_start(qp);
+	} else if (qp->ibqp.qp_type == IB_QPT_UD) {
+		/* No path: each datagram's AH gives its own. */
 		sroce_cc_qp_start(qp);
 	}
 	/* The old path's route is no good for the new one. */

@@ -198,6 +198,11 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
+	/* Check 8 let a CNP through to a QP of any type. */
+	if (info->cls == SROCE_CLASS_CNP) {
+		sroce_cc_cnp_recv(qp);
+		return;
+	}
 	/* UC has no responses: check 8 kept them out. */
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		sroce_ud_recv(qp, skb, info);
@@ -216,9 +221,6 @@ static void sroce_recv_dispatch(struct sroce_qp *qp, struct sk_buff *skb,
 	case SROCE_CLASS_READ_RESP:
 	case SROCE_CLASS_ATOMIC_ACK:
 		sroce_comp_recv(qp, skb);
-		break;
-	case SROCE_CLASS_CNP:
-		sroce_cc_cnp_recv(qp);
 		break;
 	default:
 		sroce_count(sdev, SROCE_CNT_RX_UNHANDLED);

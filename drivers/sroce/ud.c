@@ -30,6 +30,7 @@
 #include <rdma/ib_addr.h>
 
 #include "ah.h"
+#include "cc.h"
 #include "counters.h"
 #include "cq.h"
 #include "mr.h"
@@ -102,6 +103,7 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 		*status = IB_WC_LOC_QP_OP_ERR;
 		return 0;
 	}
+	sroce_cc_ud_path(qp, &path);
 	if (w->length > sroce_ud_mtu(qp)) {
 		sroce_count(sdev, SROCE_CNT_TX_DROP);
 		return 0;
@@ -137,6 +139,8 @@ static int sroce_ud_xmit(struct sroce_qp *qp, struct sroce_swqe *w,
 	skb_put_zero(skb, pad);
 	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
 
+	/* The bucket and DCQCN, when the QP is paced; a no-op when not. */
+	sroce_cc_tx_sent(qp, skb->len);
 	sroce_tx_charge(qp, skb);
 	/* Unreliable: a datagram the stack drops is simply lost. */
 	sroce_net_xmit(sdev, &path, NULL, skb);
