@@ -10,10 +10,10 @@
 # needs the VLAN in the CM's UD completions (IB_WC_WITH_VLAN) to answer
 # the connection. Prints TAP.
 . "$SROCE_SRC/scripts/guest/tap.sh"
+. "$SROCE_SRC/scripts/guest/vlan_veth.sh"
 
 modprobe -a ib_core ib_uverbs 8021q 2>/dev/null
 sysdev=/sys/class/infiniband
-pn() { ip netns exec peer "$@"; }
 ndev_of() { cat "$sysdev/$1/ports/1/gid_attrs/ndevs/$2" 2>/dev/null; }
 vlan_gid() { gid_match "$1" "$2"; }
 tx_packets() { cat "/sys/class/net/$1/statistics/tx_packets"; }
@@ -22,22 +22,8 @@ listen_wait() {
 	wait_for 30 pn sh -c ". $SROCE_SRC/scripts/guest/tap.sh; port_listening $1"
 }
 
-ip netns add peer
-ip link add veth0 type veth peer name veth1 netns peer
-ip link set veth0 up
-pn ip link set lo up
-pn ip link set veth1 up
-ip addr add 192.0.2.1/24 dev veth0
-pn ip addr add 192.0.2.2/24 dev veth1
 # SL 3 (priority 3) goes out of veth0.100 with PCP 5.
-ip link add link veth0 name veth0.100 type vlan id 100 egress-qos-map 3:5
-pn ip link add link veth1 name veth1.100 type vlan id 100
-ip addr add 198.51.100.1/24 dev veth0.100
-pn ip addr add 198.51.100.2/24 dev veth1.100
-ip -6 addr add 2001:db8:100::1/64 dev veth0.100 nodad
-pn ip -6 addr add 2001:db8:100::2/64 dev veth1.100 nodad
-ip link set veth0.100 up
-pn ip link set veth1.100 up
+vlan_veth 3:5 ""
 
 check "rdma link add sroce0 netdev veth0" rdma link add sroce0 type sroce netdev veth0
 check "in namespace peer: rdma link add sroce1 netdev veth1" \

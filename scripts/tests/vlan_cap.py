@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Watch a netdev for RoCEv2 frames (UDP port 4791) that arrive on it for
 SECONDS seconds or until COUNT of them, and print one line per frame:
-"tagged VID PCP" or "untagged". The tag is read from the frame itself or,
+"tagged VID PCP" or "untagged", with OPCODE given followed by the BTH
+opcode in hex ("tagged 100 5 0x81" for a CNP). The tag is read from the frame itself or,
 when the driver took it out (VLAN offload, veth), from the packet
 socket's auxiliary data. Frames the netdev sends are left out.
 
-usage: vlan_cap.py IFNAME SECONDS COUNT"""
+usage: vlan_cap.py IFNAME SECONDS COUNT [opcode]"""
 import socket
 import struct
 import sys
@@ -19,22 +20,26 @@ TP_STATUS_VLAN_VALID = 0x10
 ROCE_PORT = 4791
 
 
-def roce_dport(frame, off):
-    """Whether the IPv4 or IPv6 packet at @off of @frame is UDP to 4791."""
+def roce_bth(frame, off):
+    """The offset of the BTH in @frame when the IPv4 or IPv6 packet at
+    @off is UDP to 4791, else None."""
     etype = struct.unpack_from('!H', frame, off - 2)[0]
     if etype == 0x0800 and len(frame) >= off + 20:
         ihl = (frame[off] & 0xf) * 4
         if frame[off + 9] != 17 or len(frame) < off + ihl + 4:
-            return False
-        return struct.unpack_from('!H', frame, off + ihl + 2)[0] == ROCE_PORT
-    if etype == 0x86dd and len(frame) >= off + 44:
-        return (frame[off + 6] == 17 and
-                struct.unpack_from('!H', frame, off + 42)[0] == ROCE_PORT)
-    return False
+            return None
+        if struct.unpack_from('!H', frame, off + ihl + 2)[0] == ROCE_PORT:
+            return off + ihl + 8
+    elif etype == 0x86dd and len(frame) >= off + 44:
+        if (frame[off + 6] == 17 and
+                struct.unpack_from('!H', frame, off + 42)[0] == ROCE_PORT):
+            return off + 48
+    return None
 
 
 def main():
     ifname, secs, want = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    opcode = sys.argv[4:] == ['opcode']
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((ifname, 0))
     s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
@@ -59,13 +64,14 @@ def main():
                 status = struct.unpack_from('I', data, 0)[0]
                 if status & TP_STATUS_VLAN_VALID:
                     tci = struct.unpack_from('H', data, 16)[0]
-        if not roce_dport(frame, off):
+        bth = roce_bth(frame, off)
+        if bth is None:
             continue
         seen += 1
-        if tci is None:
-            print('untagged', flush=True)
-        else:
-            print('tagged %d %d' % (tci & 0xfff, tci >> 13), flush=True)
+        line = 'untagged' if tci is None else 'tagged %d %d' % (tci & 0xfff, tci >> 13)
+        if opcode:
+            line += ' 0x%02x' % frame[bth] if len(frame) > bth else ' none'
+        print(line, flush=True)
 
 
 main()
