@@ -143,7 +143,8 @@ jobs() {
 	1:* | *:bpo)
 		for s in "one pyverbs 1200" "one storage 900" "pair nvmf 1200" \
 			"pair iser 900" "pair interop 1200" "pair loss 1200" \
-			"pair vlan_interop 900" "pair cc 600" "incast incast 900"; do
+			"pair vlan_interop 900" "pair cc 600" "one cc_vlan 600" \
+			"incast incast 900"; do
 			echo "$t $s"
 		done
 		;;

@@ -20,6 +20,7 @@
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
+. "$SROCE_SRC/scripts/guest/cc_knobs.sh"
 
 case $SROCE_ROLE in
 a) me=1 peer=2 ;;
@@ -36,18 +37,7 @@ check "the cc/ knobs are there, off by default" \
 	sh -c "[ \$(cat $cc/rp_enable) = 0 ] && [ \$(cat $cc/np_enable) = 0 ]"
 check_fails "np_cnp_dscp refuses 64" sh -c "echo 64 >$cc/np_cnp_dscp"
 check_fails "rp_dce_tcp_g refuses 0" sh -c "echo 0 >$cc/rp_dce_tcp_g"
-echo 255 >$cc/np_enable
-echo 255 >$cc/rp_enable
-# Time scaled to TCG, where packets are milliseconds apart: a line rate
-# near what it carries, alpha decaying over a second (not 55 us, which
-# would leave it near 0 between two CNPs and each cut tiny) and recovery
-# by a slow timer alone, so that the cuts add up, last long enough for a
-# resource dump to see them, and bring the rate under what a sends.
-echo 1000 >$cc/rp_max_rate
-echo 20 >$cc/rp_min_rate
-echo 1000000 >$cc/rp_dce_tcp_rtt
-echo 100000 >$cc/rp_time_reset
-echo 0 >$cc/rp_byte_reset
+check "congestion control on, time scaled to TCG" cc_on_tcg $dev
 if [ "$SROCE_ROLE" = b ]; then
 	echo 10 >$cc/ack_dscp
 	echo 5 >$cc/np_cnp_prio
