@@ -7,7 +7,8 @@
 # program, ATOMIC WRITE and FLUSH (aw_pair.py) and perftest (every RC test on bpo,
 # WRITE and READ bandwidth elsewhere), then UD and rdma_cm traffic
 # (pair_cm), with sroce serving and with rdma_rxe serving; sroce with its
-# congestion control on (SROCE_CC=0: off).
+# congestion control on (SROCE_CC=0: off), answering the CE marks rdma_rxe's
+# guest puts on every packet it sends with CNPs to rdma_rxe's QPs.
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 . "$SROCE_SRC/scripts/guest/pair_traffic.sh"
@@ -28,6 +29,16 @@ if [ $driver = sroce ] && [ "${SROCE_CC:-1}" = 1 ]; then
 	check "sroce: congestion control on" sh -c \
 		'echo 255 >/sys/class/infiniband/dev0/cc/np_enable &&
 		 echo 255 >/sys/class/infiniband/dev0/cc/rp_enable'
+fi
+# And rdma_rxe must take sroce's CNPs without harm: its guest's egress
+# marks CE on every RoCEv2 packet it sends (they are Not-ECT: no switch
+# would), so that sroce answers its RC, UC and UD traffic with CNPs.
+if [ $driver = rxe ] && [ "${SROCE_CC:-1}" = 1 ]; then
+	tc qdisc add dev eth0 clsact
+	check "rdma_rxe's egress marks CE on RoCEv2" \
+		tc filter add dev eth0 egress protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match u16 4791 0xffff at 22 \
+		action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum iph
 fi
 
 check "IPv4 GID" wait_for 10 pair_gid dev0
@@ -140,6 +151,10 @@ else
 fi
 todo=
 { rdma statistic show link dev0/1 | tr -s ' \n' ' '; echo; } | diag
+if [ $driver = sroce ] && [ "${SROCE_CC:-1}" = 1 ]; then
+	check "sroce answered rdma_rxe's CE marks with CNPs ($(link_counter dev0 np_cnp_sent))" \
+		[ "$(link_counter dev0 np_cnp_sent)" -gt 0 ]
+fi
 barrier done
 check "rdma link delete" rdma link delete dev0
 tap_done
