@@ -272,58 +272,60 @@ static void rate_limit_range_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_cc_check_rate_limit(100000001), -EINVAL);
 }
 
-/* An IPv4 datagram's header alone, from @src to @dst, in a new skb. */
+/* A new skb holding a zeroed network header of @len bytes alone. */
+static void *cnp_skb(struct kunit *test, struct sk_buff **skb,
+		     unsigned int len, u16 proto)
+{
+	*skb = alloc_skb(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *skb);
+	skb_reset_network_header(*skb);
+	(*skb)->protocol = htons(proto);
+	return skb_put_zero(*skb, len);
+}
+
+/* An IPv4 datagram's header, from @src to @dst. */
 static struct sk_buff *cnp_skb4(struct kunit *test, __be32 src, __be32 dst)
 {
-	struct sk_buff *skb = alloc_skb(sizeof(struct iphdr), GFP_KERNEL);
-	struct iphdr *ip4;
+	struct sk_buff *skb;
+	struct iphdr *ip4 = cnp_skb(test, &skb, sizeof(*ip4), ETH_P_IP);
 
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	ip4 = skb_put_zero(skb, sizeof(*ip4));
-	skb_reset_network_header(skb);
 	ip4->version = 4;
 	ip4->ihl = 5;
 	ip4->saddr = src;
 	ip4->daddr = dst;
-	skb->protocol = htons(ETH_P_IP);
 	return skb;
 }
 
 static struct sk_buff *cnp_skb6(struct kunit *test, const char *src,
 				const char *dst)
 {
-	struct sk_buff *skb = alloc_skb(sizeof(struct ipv6hdr), GFP_KERNEL);
-	struct ipv6hdr *ip6;
+	struct sk_buff *skb;
+	struct ipv6hdr *ip6 = cnp_skb(test, &skb, sizeof(*ip6), ETH_P_IPV6);
 
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	ip6 = skb_put_zero(skb, sizeof(*ip6));
-	skb_reset_network_header(skb);
 	ip6->version = 6;
 	KUNIT_ASSERT_EQ(test, in6_pton(src, -1, ip6->saddr.s6_addr, -1, NULL), 1);
 	KUNIT_ASSERT_EQ(test, in6_pton(dst, -1, ip6->daddr.s6_addr, -1, NULL), 1);
-	skb->protocol = htons(ETH_P_IPV6);
 	return skb;
 }
 
-/* Whether a UD QP would send a CNP back to IPv4 source @src. */
-static bool cnp_to4(struct kunit *test, __be32 src)
+/* Whether a UD QP would send a CNP back to @skb's source; frees @skb. */
+static bool cnp_takes(struct sk_buff *skb)
 {
-	struct sk_buff *skb = cnp_skb4(test, src, htonl(0xc0000202));
 	struct sroce_path path = {};
 	bool ok = sroce_cnp_ud_addrs(skb, &path);
 
 	kfree_skb(skb);
 	return ok;
+}
+
+static bool cnp_to4(struct kunit *test, __be32 src)
+{
+	return cnp_takes(cnp_skb4(test, src, htonl(0xc0000202)));
 }
 
 static bool cnp_to6(struct kunit *test, const char *src)
 {
-	struct sk_buff *skb = cnp_skb6(test, src, "2001:db8::2");
-	struct sroce_path path = {};
-	bool ok = sroce_cnp_ud_addrs(skb, &path);
-
-	kfree_skb(skb);
-	return ok;
+	return cnp_takes(cnp_skb6(test, src, "2001:db8::2"));
 }
 
 /* Back to the sender, from the address it sent to, mapped as a GID. */
