@@ -253,6 +253,13 @@ static void tbf_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_tbf_wait(&b, now), US(1));
 	/* Over a long run the rate holds: 8 MB in 8 s at 1 byte/us. */
 	KUNIT_EXPECT_EQ(test, sroce_tbf_ns(8000000, 8000), US(8000000));
+
+	/* The depth: a millisecond of the rate, between 4 KiB and 64 KiB. */
+	KUNIT_EXPECT_EQ(test, sroce_tbf_burst(1000), 4096U);
+	KUNIT_EXPECT_EQ(test, sroce_tbf_burst(10000), 4096U);
+	KUNIT_EXPECT_EQ(test, sroce_tbf_burst(100000), 12500U);
+	KUNIT_EXPECT_EQ(test, sroce_tbf_burst(524288), 65536U);
+	KUNIT_EXPECT_EQ(test, sroce_tbf_burst(100000000), 65536U);
 }
 
 static void cnp_due_test(struct kunit *test)

@@ -269,7 +269,8 @@ void sroce_cc_tx_sent(struct sroce_qp *qp, u32 bytes)
 	spin_lock_irqsave(&cc->lock, flags);
 	rate = sroce_cc_rate(cc);
 	if (rate)
-		sroce_tbf_take(&cc->tbf, ktime_get_ns(), rate, SROCE_CC_BURST, bytes);
+		sroce_tbf_take(&cc->tbf, ktime_get_ns(), rate,
+			       sroce_tbf_burst(rate), bytes);
 	if (cc->rp_on && sroce_dcqcn_sent(&cc->rp, &cc->p, bytes))
 		sroce_cc_trace(qp);
 	spin_unlock_irqrestore(&cc->lock, flags);

@@ -65,12 +65,11 @@ enum sroce_cc_knob {
 };
 
 /*
- * The range IB_QP_RATE_LIMIT takes, kbit/s (0 lifts the limit), and the
- * burst of the bucket that enforces it and DCQCN's rate.
+ * The range IB_QP_RATE_LIMIT takes, kbit/s (0 lifts the limit); the
+ * bucket that enforces it and DCQCN's rate bursts sroce_tbf_burst().
  */
 #define SROCE_CC_RATE_LIMIT_MIN	1000
 #define SROCE_CC_RATE_LIMIT_MAX	100000000
-#define SROCE_CC_BURST		(64 * 1024)
 
 /**
  * struct sroce_cc_dev - a device's congestion control parameters

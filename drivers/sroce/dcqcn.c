@@ -167,6 +167,12 @@ u64 sroce_tbf_wait(const struct sroce_tbf *b, u64 now)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_tbf_wait);
 
+u32 sroce_tbf_burst(u32 rate)
+{
+	return clamp_t(u32, rate / 8, SROCE_TBF_BURST_MIN, SROCE_TBF_BURST_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_tbf_burst);
+
 void sroce_tbf_take(struct sroce_tbf *b, u64 now, u32 rate, u32 burst,
 		    u32 bytes)
 {

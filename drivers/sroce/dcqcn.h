@@ -211,6 +211,24 @@ struct sroce_tbf {
  */
 u64 sroce_tbf_wait(const struct sroce_tbf *b, u64 now);
 
+/* What sroce_tbf_burst() keeps the bucket's depth between. */
+#define SROCE_TBF_BURST_MIN	4096
+#define SROCE_TBF_BURST_MAX	(64 * 1024)
+
+/**
+ * sroce_tbf_burst() - how much a bucket filling at a rate may hold
+ * @rate: kbit/s
+ *
+ * A millisecond of @rate (@rate / 8 bytes), no less than 4 KiB (a packet
+ * at the largest path MTU) and no more than 64 KiB: a QP paced down to a slow bottleneck does not
+ * hand it tens of milliseconds of data at once after a pause, yet at the
+ * rates of a fast link the bucket still bursts enough to keep timers rare.
+ *
+ * Context: any.
+ * Return: the bucket's depth in bytes.
+ */
+u32 sroce_tbf_burst(u32 rate);
+
 /**
  * sroce_tbf_take() - charge bytes sent to the bucket
  * @b: the bucket

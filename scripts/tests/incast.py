@@ -48,6 +48,11 @@ def stamped(path):
     return out
 
 
+def marks(q):
+    """CE marks so far: fq_codel and RED name them differently."""
+    return q.get("ce_mark", q.get("marked", 0))
+
+
 def queue(io, phase, rate):
     """Drops, CE marks and backlog percentiles at the bottleneck."""
     samples = []
@@ -56,7 +61,7 @@ def queue(io, phase, rate):
             q = json.loads(text.strip())
         except ValueError:
             continue
-        q = [x for x in q if x.get("kind") == "fq_codel"]
+        q = [x for x in q if x.get("kind") in ("fq_codel", "red")]
         if q:
             samples.append(q[0])
     if not samples:
@@ -66,7 +71,7 @@ def queue(io, phase, rate):
     ms = 8.0 / (rate * 1000)
     return {
         "drops": last.get("drops", 0) - first.get("drops", 0),
-        "ce": last.get("ce_mark", 0) - first.get("ce_mark", 0),
+        "ce": marks(last) - marks(first),
         "sent": last.get("bytes", 0) - first.get("bytes", 0),
         "q50": pct(backlog, 50), "q99": pct(backlog, 99),
         "q50ms": pct(backlog, 50) * ms, "q99ms": pct(backlog, 99) * ms,
@@ -116,6 +121,15 @@ def rates(io, phase, fh):
     return n
 
 
+def wakeup(io, phase, role):
+    """wakeup.py's lateness percentiles of role's 5 ms sleeps, in ms."""
+    try:
+        w = open(f"{io}/wakeup-{phase}-{role}").read().split()
+    except OSError:
+        return {}
+    return {k: float(x) for k, x in zip(w[::2], w[1::2])}
+
+
 def phase_values(io, phase, rate, fh):
     v = {}
     q = queue(io, phase, rate)
@@ -142,6 +156,9 @@ def phase_values(io, phase, rate, fh):
     v["cnp_sent"] = rcv.get("np_cnp_sent", 0)
     v["ecn_rx"] = rcv.get("np_ecn_marked_roce_packets", 0)
     v["rate_samples"] = rates(io, phase, fh)
+    for role in ("r", "a"):
+        w = wakeup(io, phase, role)
+        v[f"wake50_{role}"], v[f"wake99_{role}"] = w.get("p50", -1), w.get("p99", -1)
     return v
 
 
@@ -163,6 +180,8 @@ ROWS = (
     ("CNPs sent by c", "cnp_sent", "%d"),
     ("CNPs handled (a + b)", "cnp_handled", "%d"),
     ("pacer waits (a + b)", "wait_rate", "%d"),
+    ("late wakeups at r, p50/p99 ms", ("wake50_r", "wake99_r"), "%.1f/%.1f"),
+    ("late wakeups at a, p50/p99 ms", ("wake50_a", "wake99_a"), "%.1f/%.1f"),
 )
 
 

@@ -3,15 +3,18 @@
 #
 # Guest test (topology "incast"): two senders, a and b, write to one
 # receiver, c, through a router, r, whose egress toward c is the
-# bottleneck: an HTB class at $rate Mbit/s holding one FIFO (fq_codel
-# with a single flow queue) of at most $limit packets that marks CE on
-# ECN-capable packets waiting longer than $ce ms and never drops for
-# CoDel (target 1 s). Each sender runs ib_write_bw for $dur s; a also runs
+# bottleneck: an HTB class at $rate Mbit/s holding a RED queue of at most
+# $limit packets that marks ECN-capable packets CE as its mean length
+# climbs from $redmin to $redmax KB (with probability up to $redp, all
+# of them past $redmax), as the switches DCQCN was built for mark. Each
+# sender runs ib_write_bw for $dur s; a also runs
 # an ib_write_lat probe of 64-byte writes through the same queue. All of
 # it twice in one run: congestion control off, then on
 # (Documentation/congestion.rst, "Incast"). The router samples the
 # queue; the senders sample each QP's rate (rdma resource show qp -dd);
-# every sroce guest keeps its counters before and after. c totals it
+# every sroce guest keeps its counters before and after, and r and the
+# senders measure how late their own 5 ms sleeps wake (wakeup.py), the
+# rig's scheduling noise. c totals it
 # all with incast.py into $SROCE_IO/incast-table.txt and checks the
 # goals that hold on this rig; the others are printed. The host's
 # scripts/incast.sh turns the files into the table and the PNG.
@@ -19,7 +22,7 @@
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
-rate=10 limit=64 ce=30
+rate=10 limit=64 redmin=30 redmax=120 redp=0.1
 dur=20 probes=50
 [ "${SROCE_FULL:-0}" = 1 ] && dur=60 probes=300
 dev=dev0
@@ -42,9 +45,11 @@ router_up() {
 		tc qdisc add dev eth2 root handle 1: htb default 10
 	tc class add dev eth2 parent 1: classid 1:10 htb rate "${rate}mbit" \
 		ceil "${rate}mbit" burst 16k cburst 16k
-	check "r: its queue marks CE past $ce ms, drops past $limit packets" \
-		tc qdisc add dev eth2 parent 1:10 handle 10: fq_codel flows 1 \
-		limit $limit target 1s interval 10s ce_threshold "${ce}ms"
+	check "r: its queue marks CE by RED on the mean, drops past $limit packets" \
+		tc qdisc add dev eth2 parent 1:10 handle 10: red limit $((limit * 4200)) \
+		min $((redmin * 1000)) max $((redmax * 1000)) avpkt 4200 \
+		burst $(((2 * redmin + redmax) * 1000 / (3 * 4200) + 1)) \
+		probability $redp bandwidth "${rate}mbit" ecn
 }
 
 # sroce_up: the address, the route through r and the device.
@@ -105,6 +110,10 @@ pt() { timeout $((dur + 150)) "$@" -d $dev -x "$gid" -F -u 18; }
 run_phase() {
 	phase=$1
 	barrier "$phase-ready" 120
+	# Not at c, whose wait for its servers would wait for this too.
+	[ "$SROCE_ROLE" = c ] ||
+		python3 "$SROCE_SRC/scripts/tests/wakeup.py" "$io/stop-$phase" \
+			"$io/wakeup-$phase-$SROCE_ROLE" &
 	case $SROCE_ROLE in
 	r)
 		sample_queue "$io/queue-$phase" &
