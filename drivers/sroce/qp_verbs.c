@@ -475,6 +475,12 @@ err_sq:
 	return err;
 }
 
+/* Scatter entries a receive WQE of the new QP may have: its SRQ's or its own. */
+static u32 sroce_qp_recv_sges(const struct ib_qp_init_attr *init)
+{
+	return init->srq ? to_ssrq(init->srq)->max_sge : init->cap.max_recv_sge;
+}
+
 static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
@@ -532,7 +538,7 @@ static int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_req_init(qp);
 	if (err)
 		goto err_tx;
-	err = sroce_reply_init(qp);
+	err = sroce_reply_init(qp, sroce_qp_recv_sges(init));
 	if (err)
 		goto err_req;
 	/* Complete: packets may find it. The slot is reserved, nothing fails. */
@@ -768,6 +774,15 @@ static int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
+	/*
+	 * A user QP gets its requester's WQE copies on its first doorbell,
+	 * a system call: a QP that never sends never pays for them.
+	 */
+	if (qp->user && sroce_queue_shadow_get(&qp->sq, qp->req.stride,
+					       &qp->req.swqes)) {
+		*bad_wr = wr;
+		return -ENOMEM;
+	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	switch (qp->state) {
 	case IB_QPS_ERR:
