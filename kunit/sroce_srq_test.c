@@ -3,8 +3,8 @@
  * KUnit: receive rings (srq.c, queue.c). Posting and taking WQEs in order,
  * a full ring, WQEs a hostile producer made malformed, the move of posted
  * WQEs into a resized ring, a WQE too small for a datagram left in place,
- * and the SRQ limit event firing once, when the WQEs left fall below the
- * armed limit.
+ * the SRQ limit event firing once, when the WQEs left fall below the
+ * armed limit, and a ring's shadow made once, on its first use.
  */
 #include <kunit/test.h>
 
@@ -216,12 +216,35 @@ static void limit_test(struct kunit *test)
 	sroce_queue_release(&srq->rq);
 }
 
+/* The first call makes the shadow, zeroed, an entry a slot; later ones keep it. */
+static void shadow_test(struct kunit *test)
+{
+	struct sroce_queue *q = ring_new(test, 255);
+	const size_t stride = 136, bytes = ((size_t)q->mask + 1) * stride;
+	u8 *shadow = NULL, *first;
+	size_t i;
+
+	KUNIT_ASSERT_EQ(test, sroce_queue_shadow_get(q, stride, &shadow), 0);
+	KUNIT_ASSERT_NOT_NULL(test, shadow);
+	for (i = 0; i < bytes; i++)
+		KUNIT_ASSERT_EQ(test, shadow[i], 0);
+	/* Every slot's entry is there, the last one too (KASAN would see). */
+	memset(shadow, 0xa5, bytes);
+	first = shadow;
+	KUNIT_EXPECT_EQ(test, sroce_queue_shadow_get(q, stride, &shadow), 0);
+	KUNIT_EXPECT_PTR_EQ(test, shadow, first);
+	KUNIT_EXPECT_EQ(test, shadow[0], 0xa5);
+	kvfree(shadow);
+	sroce_queue_release(q);
+}
+
 static struct kunit_case sroce_srq_cases[] = {
 	KUNIT_CASE(post_take_test),
 	KUNIT_CASE(bad_wqe_test),
 	KUNIT_CASE(too_small_test),
 	KUNIT_CASE(resize_copy_test),
 	KUNIT_CASE(limit_test),
+	KUNIT_CASE(shadow_test),
 	{}
 };
 

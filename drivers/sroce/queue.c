@@ -71,7 +71,7 @@ int sroce_queue_init(struct sroce_queue *q, u32 min_slots, size_t elem_bytes,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_queue_init);
 
-void *sroce_queue_shadow(const struct sroce_queue *q, size_t stride)
+static void *sroce_queue_shadow(const struct sroce_queue *q, size_t stride)
 {
 	size_t bytes;
 
@@ -82,6 +82,24 @@ void *sroce_queue_shadow(const struct sroce_queue *q, size_t stride)
 		return kzalloc(bytes, SROCE_GFP_ACCOUNT);
 	return __vmalloc(bytes, SROCE_GFP_ACCOUNT | __GFP_ZERO);
 }
+
+int sroce_queue_shadow_get(const struct sroce_queue *q, size_t stride,
+			   u8 **shadow)
+{
+	u8 *mem;
+
+	/* Acquire pairs with the release below: the zeroes are seen. */
+	if (smp_load_acquire(shadow))
+		return 0;
+	mem = sroce_queue_shadow(q, stride);
+	if (!mem)
+		return -ENOMEM;
+	/* Two callers at once: the first one's stays, the other is freed. */
+	if (cmpxchg_release(shadow, NULL, mem))
+		kvfree(mem);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_shadow_get);
 
 int sroce_queue_share(struct sroce_queue *q, struct ib_ucontext *uctx,
 		      struct mminfo *mi)

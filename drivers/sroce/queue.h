@@ -69,18 +69,22 @@ struct sroce_queue {
 };
 
 /**
- * sroce_queue_shadow() - zeroed kernel memory of one element a slot
+ * sroce_queue_shadow_get() - the kernel's copies of a ring's elements
  * @q: the ring, set up
  * @stride: bytes an element
+ * @shadow: where the copies are, NULL until this makes them
  *
- * For the kernel's own copies of a ring's elements. Past a page it is
- * allocated page by page, not as the power of two of pages kmalloc
- * would take. Freed with kvfree().
+ * Makes *@shadow zeroed memory of one element a slot of @q, unless it
+ * is there already; safe against another caller doing the same (one
+ * allocation stays, published with release; readers load *@shadow with
+ * acquire). Past a page the memory is allocated page by page, not as
+ * the power of two of pages kmalloc would take. Freed with kvfree().
  *
  * Context: process context, may sleep.
- * Return: the memory, or NULL.
+ * Return: 0 (*@shadow is set) or -ENOMEM.
  */
-void *sroce_queue_shadow(const struct sroce_queue *q, size_t stride);
+int sroce_queue_shadow_get(const struct sroce_queue *q, size_t stride,
+			   u8 **shadow);
 
 /**
  * sroce_queue_init() - allocate a ring

@@ -42,7 +42,7 @@
 
 static void sroce_reply_work(struct work_struct *work);
 
-int sroce_reply_init(struct sroce_qp *qp)
+int sroce_reply_init(struct sroce_qp *qp, u32 max_sge)
 {
 	struct sroce_resp *resp = &qp->resp;
 
@@ -50,7 +50,9 @@ int sroce_reply_init(struct sroce_qp *qp)
 	INIT_WORK(&resp->work, sroce_reply_work);
 	resp->prev = SROCE_OPCODE_NONE;
 	resp->nres = 1;
-	resp->wqe = kzalloc_obj(*resp->wqe, SROCE_GFP_ACCOUNT);
+	/* Room for the entries a WQE may have, not SROCE_MAX_SGE's 512 bytes. */
+	resp->wqe = kzalloc(offsetof(struct sroce_rwqe, sge[max_sge]),
+			    SROCE_GFP_ACCOUNT);
 	if (!resp->wqe)
 		return -ENOMEM;
 	/* One until the peer is known: most QPs answer few READs, if any. */

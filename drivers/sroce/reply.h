@@ -104,11 +104,13 @@ int sroce_reply_size(struct sroce_qp *qp);
 /**
  * sroce_reply_init() - prepare the responder of a new QP
  * @qp: the QP
+ * @max_sge: scatter entries a receive WQE of the QP may have (its RQ's,
+ *	or its SRQ's); its responder's copy of a WQE has room for these only
  *
  * Context: process context.
  * Return: 0 or -ENOMEM.
  */
-int sroce_reply_init(struct sroce_qp *qp);
+int sroce_reply_init(struct sroce_qp *qp, u32 max_sge);
 
 /**
  * sroce_reply_free() - free the responder's memory

@@ -838,6 +838,9 @@ void sroce_req_run(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	bool more;
 
+	/* No doorbell yet: nothing may be fetched, there is no room to. */
+	if (!smp_load_acquire(&req->swqes))
+		return;
 	set_bit(SROCE_REQ_AGAIN, &req->flags);
 	/* Our AGAIN before our look at BUSY (pairs with the one below). */
 	smp_mb__after_atomic();
@@ -884,8 +887,8 @@ int sroce_req_init(struct sroce_qp *qp)
 	req->cpu = WORK_CPU_UNBOUND;
 	sroce_retry_init(qp);
 	req->stride = ALIGN(sizeof(struct sroce_swqe) + room, 8);
-	req->swqes = sroce_queue_shadow(&qp->sq, req->stride);
-	if (!req->swqes)
+	/* A user QP's copies come with its first doorbell (qp_verbs.c). */
+	if (!qp->user && sroce_queue_shadow_get(&qp->sq, req->stride, &req->swqes))
 		return -ENOMEM;
 	/* Per CPU: a user with many QPs on a large host adds up. */
 	if (dst_cache_init(&req->dst_cache, SROCE_GFP_ACCOUNT)) {

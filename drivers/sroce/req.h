@@ -28,7 +28,8 @@ enum {
  * @work: runs the requester when the caller cannot (kicks from softirq,
  *	kernel posts, timers, what a budget left)
  * @flags: SROCE_REQ_BUSY and SROCE_REQ_AGAIN: one pass at a time
- * @swqes: one &struct sroce_swqe per send ring slot
+ * @swqes: one &struct sroce_swqe per send ring slot; a user QP's are made
+ *	on its first doorbell (NULL before: the requester does not run)
  * @stride: bytes per entry of @swqes
  * @pos: send ring index of the WQE being sent, or next to be; the WQEs
  *	before it are fully sent (the completer reads it with acquire)

@@ -237,7 +237,9 @@ u32 sroce_wqe_npsn(u32 opcode, u32 length, u32 mtu);
  * @wr_id: the consumer's work request id
  * @num_sge: scatter entries in @sge
  * @length: sum of the entries' lengths
- * @sge: the scatter list
+ * @sge: the scatter list; a copy allocated for fewer entries than
+ *	SROCE_MAX_SGE (a responder's, sized to its QP's max_sge) holds only
+ *	those: sroce_rwqe_take() writes no more than its @max_sge
  *
  * Taken out of a receive ring by sroce_rwqe_take().
  */

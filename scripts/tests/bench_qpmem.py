@@ -17,8 +17,10 @@ receive queue of DEPTH work requests, all on one CQ. Measured:
   (/proc/interrupts, LOC) over SECONDS with no QP, then over SECONDS
   with the N QPs connected and nothing posted. A driver that arms a
   timer per QP while idle shows it in both.
-Prints one line of key=value words for scripts/guest/bench_qps.sh:
-  qpmem.py DEV GID_INDEX N [--depth D] [--seconds S]"""
+Prints one line of key=value words for scripts/guest/bench_qps.sh.
+With --detail FILE, also where the memory went, into FILE: each slab
+cache's and each vmalloc caller's growth, KiB per QP, largest first.
+  qpmem.py DEV GID_INDEX N [--depth D] [--seconds S] [--detail FILE]"""
 import argparse
 import os
 import re
@@ -30,7 +32,7 @@ from pyverbs.device import Context
 from pyverbs.pd import PD
 
 from rdmatest import new_qp, rc_connect, state
-from soak import mem_total, meminfo
+from soak import mem_total, meminfo, slabs
 
 
 def kernel_pages():
@@ -41,6 +43,36 @@ def kernel_pages():
         m = {k: int(v) for k, v in re.findall(r'(\w+):\s+(\d+)', f.read())}
     return (m['MemTotal'] - m['MemFree'] - m['Buffers'] - m['Cached'] -
             m['AnonPages'])
+
+
+def vmalloc_callers():
+    """{caller: [KiB of address space, KiB of pages]} (/proc/vmallocinfo)."""
+    out = {}
+    with open('/proc/vmallocinfo') as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 3 or not w[1].isdigit():
+                continue
+            pages = next((int(x[6:]) for x in w if x.startswith('pages=')), 0)
+            v = out.setdefault(w[2], [0, 0])
+            v[0] += int(w[1]) / 1024
+            v[1] += pages * os.sysconf('SC_PAGE_SIZE') / 1024
+    return out
+
+
+def detail(path, before, after, n):
+    """Write to @path the slab caches and vmalloc callers that grew from
+    @before to @after ((slabs(), vmalloc_callers()) pairs), per QP."""
+    (s0, v0), (s1, v1) = before, after
+    rows = [(s1[k] - s0.get(k, 0), 'slab %s' % k) for k in s1]
+    for k, (size, pages) in v1.items():
+        was = v0.get(k, [0, 0])
+        rows.append((pages - was[1], 'vmalloc %s (address space %+.2f)' %
+                     (k, (size - was[0]) / n)))
+    with open(path, 'w') as f:
+        for kib, what in sorted(rows, reverse=True):
+            if kib > 0:
+                f.write('%8.2f KiB/QP  %s\n' % (kib / n, what))
 
 
 def busy_ticks():
@@ -74,6 +106,7 @@ def main():
     ap.add_argument('n', type=int)
     ap.add_argument('--depth', type=int, default=128)
     ap.add_argument('--seconds', type=float, default=20)
+    ap.add_argument('--detail')
     a = ap.parse_args()
     n = a.n + a.n % 2
     ctx = Context(name=a.dev)
@@ -83,6 +116,7 @@ def main():
     busy0, loc0 = idle(a.seconds)
     m0 = meminfo()
     k0 = kernel_pages()
+    d0 = (slabs(), vmalloc_callers())
     qps = [new_qp(pd, cq, max_send_wr=a.depth, max_recv_wr=a.depth,
                   max_send_sge=1, max_recv_sge=1) for _ in range(n)]
     for i in range(0, n, 2):
@@ -90,6 +124,8 @@ def main():
         rc_connect(qps[i + 1], gid, a.gidx, qps[i].qp_num)
     m1 = meminfo()
     k1 = kernel_pages()
+    if a.detail:
+        detail(a.detail, d0, (slabs(), vmalloc_callers()), n)
     busy1, loc1 = idle(a.seconds)
     up = sum(state(q) == e.IBV_QPS_RTS for q in qps)
     print('qps=%d depth=%d rts=%d kib_per_qp=%.2f all_kib_per_qp=%.2f '

@@ -14,6 +14,7 @@ import pyverbs.enums as e
 
 import roce
 from conform_env import MTU, RECV, SRC, case
+from rdmatest import modify
 
 # The ring header: producer and consumer indices, then the elements.
 PRODUCER, CONSUMER, ELEMS = 128, 256, 384
@@ -171,3 +172,22 @@ def malformed_recv(t):
 case('R09', G, 'a receive WQE claiming 1000 SGEs: NAK remote operational error, it '
      'completes in error', wire=['NAK-OP'], state='ERR',
      wcs=['2989:LOC_QP_OP'])(malformed_recv)
+
+
+@case('R10', G, 'a SEND written into the send ring of a QP in RTR, and the QP moved to RTS '
+      '(which wakes the requester) before any doorbell; then a SEND with the first '
+      'doorbell: both go out, in order, the QP in RTS', outcome='safe', state='RTS')
+def before_doorbell(t):
+    q, sq, _, _ = rings(t, upto=e.IBV_QPS_RTR, recvs=0)
+    w = sq.slot()
+    put(w, SQ_WR_ID, 'Q', 55)
+    sge(t, w, t.mr.buf + SRC, 16, t.mr.lkey)
+    sq.push()
+    modify(q, e.IBV_QPS_RTS, sq_psn=1000, timeout=0, retry_cnt=1, rnr_retry=1,
+           max_rd_atomic=4)
+    early = t.wire()
+    t.post(q)
+    got = t.look(q)
+    sends = early + got['wire']
+    got['outcome'] = 'safe' if sends == ['REQ-04', 'REQ-04'] else sends
+    return got
