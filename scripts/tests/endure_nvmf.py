@@ -176,6 +176,14 @@ class Nvmf:
         @until() came true."""
         return wait_running(until, self.reader, self.deadline)
 
+    def erred(self):
+        """Wait (up to the deadline) for the reader to end, as it does on
+        its first failed read."""
+        try:
+            self.reader.wait(self.deadline)
+        except subprocess.TimeoutExpired:
+            pass
+
     def gone(self):
         """After its device went: the reader ended and the controller was
         removed, within the deadline. None, or what is still there."""
