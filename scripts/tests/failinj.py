@@ -81,10 +81,11 @@ class FailNth:
         os.pwrite(self.fd, b'%d' % n, 0)
 
     def disarm(self):
-        """Whether the armed failure was injected; disarmed after."""
-        left = int((os.pread(self.fd, 32, 0).split() or [b'0'])[0])
+        """Whether the armed failure was injected; disarmed after. What
+        was left of the count stays in self.left."""
+        self.left = int((os.pread(self.fd, 32, 0).split() or [b'0'])[0])
         os.pwrite(self.fd, b'0', 0)
-        return left == 0
+        return self.left == 0
 
 
 def resources():
@@ -127,43 +128,52 @@ def allocations(create, close):
     return far - left
 
 
-def sample(create, close, steps, head, tail):
-    """The steps of a sampled sweep: the first @head and last @tail
-    allocations of @create (a driver's own come first and last: its
-    object and resources before it registers with the core, its sysfs
-    files after) and every k-th between, @steps of those in all (ten
-    times as many under SROCE_FULL=1)."""
-    # The first time makes more (a device's first registration fills
-    # caches the next ones find): the second count is the sweep's.
-    allocations(create, close)
+def sample(create, close, steps, head):
+    """The steps of a sampled sweep, but for its tail: the first @head
+    allocations of @create (a driver's own before it registers with the
+    core come first) and every k-th after, @steps of those (ten times as
+    many under SROCE_FULL=1), from a count of them all, and that count."""
     total = allocations(create, close)
     steps *= 10 if FULL else 1
-    k = max(1, (total - head - tail) // max(1, steps))
-    keep = (set(range(1, head + 1)) | set(range(total - tail + 1, total + 1)) |
-            set(range(head + k, total - tail, k)))
-    return keep, 'of its %d allocations, %d failed once each (the first %d, the last ' \
-        '%d, every %d-th between)' % (total, len(keep), head, tail, k)
+    k = max(1, (total - head) // (steps + 1))
+    return sorted(set(range(1, head + 1)) | set(range(head + k, total - k, k))), k
+
+
+def sweep_steps(fn, keep, tail):
+    """The n of each step of a sweep, and whether a step that meets
+    nothing to fail goes on: 1, 2, ... until one does; with @keep
+    (sample()), those, then one far beyond every allocation, which counts
+    them, then the last @tail by that count. The count drifts by tens
+    from run to run (slab pages, caches), so a tail step may meet
+    nothing: the sweep goes on, and says how many met their failure."""
+    if keep is None:
+        n = 1
+        while True:
+            yield n, False
+            n += 1
+    yield from ((n, False) for n in keep)
+    yield 1 << 30, True
+    total = fn.total = (1 << 30) - fn.left
+    yield from ((n, True) for n in range(max(keep[-1] + 1, total - tail + 1), total + 1))
 
 
 def sweep(name, create, close=lambda o: o.close(), count=resources, after=None,
           steps=None):
     """Fail each allocation of @create once; with @steps, (STEPS, HEAD,
-    TAIL), a sample of them (sample()). One TAP line. @after(made), called after each
-    step, returns what is wrong (or None) once the object was @made or
-    not."""
-    keep, what = sample(create, close, *steps) if steps else (None, None)
+    TAIL), a sample of them (sample(), sweep_steps()). One TAP line.
+    @after(made), called after each step, returns what is wrong (or
+    None) once the object was @made or not."""
+    keep, k = sample(create, close, *steps[:2]) if steps else (None, 0)
     fn = FailNth()
     base = count()
     bad = []
     errnos = set()
     seen = {}
-    recovered = 0
-    n = 1
-    limit = MAX_N if keep is None else max(MAX_N, max(keep) + 1)
-    while n <= limit:
-        if keep is not None and n not in keep and n < max(keep):
-            n += 1
-            continue
+    recovered = done = 0
+    limit = MAX_N if keep is None else 1 << 30
+    for n, goes_on in sweep_steps(fn, keep, steps[2] if steps else 0):
+        if n > limit:
+            break
         fn.arm(n)
         obj = err = None
         try:
@@ -179,7 +189,10 @@ def sweep(name, create, close=lambda o: o.close(), count=resources, after=None,
         if not injected:
             if err is not None:
                 bad.append('n=%d: failed with nothing injected: %r' % (n, err))
+            if goes_on:
+                continue
             break
+        done += 1
         if err is None:
             recovered += 1
         else:
@@ -187,7 +200,6 @@ def sweep(name, create, close=lambda o: o.close(), count=resources, after=None,
             if errno_of(err) not in CLEAN + (None,) and repr(err) not in seen:
                 seen[repr(err)] = n
                 bad.append('n=%d: %r' % (n, err))
-        n += 1
     os.close(fn.fd)
     # Once, not per step: `rdma` costs a fork and exec under TCG and KASAN.
     left = count()
@@ -195,8 +207,12 @@ def sweep(name, create, close=lambda o: o.close(), count=resources, after=None,
         bad.append('left behind: %s (was %s)' % (left, base))
     if n > limit:
         bad.append('still failing at n=%d' % limit)
-    what = '%s, the last at n=%d' % (what, n - 1) if what else \
-        'each of its %d allocations failed once' % (n - 1)
+    if keep is None:
+        what = 'each of its %d allocations failed once' % (n - 1)
+    else:
+        what = 'of its some %d allocations, %d failed once each (the first %d, every ' \
+            '%d-th after, %d of the last %d by a count)' % (
+                getattr(fn, 'total', 0), done, steps[1], k, done - len(keep), steps[2])
     desc = '%s: %s: a clean errno (%s) or the ' \
         'object made all the same (%d), nothing left behind' % (
             name, what, ' '.join(errno.errorcode.get(x, str(x)) for x in errnos
@@ -331,9 +347,9 @@ subprocess.run(['ip', 'link', 'add', 'fi0', 'type', 'veth', 'peer', 'name', 'fi1
 # costs a whole registration (seconds under TCG and KASAN): sampled.
 # sroce's own before it registers (its device, TX pool and page pool)
 # are within the first 24 (seen with verbose fault injection); its
-# congestion-control sysfs files and the ACK come last.
+# congestion-control sysfs files and the ACK come last (the last 8).
 sweep('device (NEWLINK)', lambda: newlink('sroce9', 'fi0'), dellink, devices,
-      steps=(4, 24, 12))
+      steps=(4, 24, 8))
 subprocess.run(['ip', 'link', 'del', 'fi0'], check=True)
 ctx = Context(name=DEV)
 gidx = rdmatest.gid_index(ctx, roce.gid_text('::ffff:192.0.2.1'))
