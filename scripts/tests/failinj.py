@@ -347,9 +347,9 @@ subprocess.run(['ip', 'link', 'add', 'fi0', 'type', 'veth', 'peer', 'name', 'fi1
 # costs a whole registration (seconds under TCG and KASAN): sampled.
 # sroce's own before it registers (its device, TX pool and page pool)
 # are within the first 24 (seen with verbose fault injection); its
-# congestion-control sysfs files and the ACK come last (the last 8).
+# congestion-control sysfs files and the ACK come last (the last 4).
 sweep('device (NEWLINK)', lambda: newlink('sroce9', 'fi0'), dellink, devices,
-      steps=(4, 24, 8))
+      steps=(2, 24, 4))
 subprocess.run(['ip', 'link', 'del', 'fi0'], check=True)
 ctx = Context(name=DEV)
 gidx = rdmatest.gid_index(ctx, roce.gid_text('::ffff:192.0.2.1'))
