@@ -28,6 +28,7 @@
 #include "net.h"
 #include "odp.h"
 #include "pkey.h"
+#include "qp.h"
 #include "sroce.h"
 #include "tx.h"
 #include "verbs.h"
@@ -267,12 +268,35 @@ static void sroce_dev_sync_port(struct sroce_dev *sdev)
 		   state == IB_PORT_ACTIVE ? "active" : "down");
 }
 
+/* The netdev is going: the port is down for good, whatever its flags say. */
+static void sroce_dev_port_gone(struct sroce_dev *sdev)
+{
+	ASSERT_RTNL();
+
+	if (sdev->port_state != IB_PORT_ACTIVE)
+		return;
+	sroce_count(sdev, SROCE_CNT_LINK_DOWNED);
+	sdev->port_state = IB_PORT_DOWN;
+	sroce_port_event(sdev, IB_EVENT_PORT_ERR);
+	ibdev_info(&sdev->ibdev, "port down: netdev going away\n");
+}
+
 void sroce_dev_netdev_event(struct sroce_dev *sdev, unsigned long event)
 {
 	ASSERT_RTNL();
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		/*
+		 * Deleted, or moved to another namespace (its old one gone
+		 * included): the port can never carry a packet again. Flush
+		 * every QP now, so that consumers waiting on their work
+		 * requests learn it at once and let go of the device, whose
+		 * unregistration waits for them. A carrier drop does not come
+		 * here: RoCE QPs outlive a link flap.
+		 */
+		sroce_dev_port_gone(sdev);
+		sroce_qp_fail_all(sdev);
 		ib_unregister_device_queued(&sdev->ibdev);
 		break;
 	case NETDEV_UP:

@@ -26,8 +26,10 @@ int sroce_dev_add(const char *ibdev_name, struct net_device *ndev);
  * @sdev: the device bound to the netdev
  * @event: a NETDEV_* notifier event
  *
- * Queues the device's unregistration when the netdev goes away, and raises
- * the IB port events when the port goes up or down.
+ * When the netdev goes away (deleted, or moved to another namespace), the
+ * port goes down, every QP is flushed to ERR with IB_EVENT_QP_FATAL and
+ * the device's unregistration is queued; the IB port events follow the
+ * port up and down, and a carrier drop leaves the QPs alone.
  *
  * Context: process context, RTNL held.
  */

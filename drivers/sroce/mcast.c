@@ -97,6 +97,19 @@ u32 sroce_mcast_members(struct sroce_dev *sdev, const union ib_gid *mgid,
 	return n;
 }
 
+/* Whether the IPv4 stack has @addr among @in_dev's groups. */
+static bool sroce_in_dev_joined(struct in_device *in_dev, __be32 addr)
+{
+	struct ip_mc_list *im;
+
+	ASSERT_RTNL();
+	for (im = rtnl_dereference(in_dev->mc_list); im;
+	     im = rtnl_dereference(im->next_rcu))
+		if (im->multiaddr == addr)
+			return true;
+	return false;
+}
+
 /* Join or leave the IP group on our netdev. */
 static int sroce_mcg_ip(struct sroce_dev *sdev, const union ib_gid *mgid,
 			bool join)
@@ -108,12 +121,16 @@ static int sroce_mcg_ip(struct sroce_dev *sdev, const union ib_gid *mgid,
 	if (ipv6_addr_v4mapped(a)) {
 		rtnl_lock();
 		in_dev = __in_dev_get_rtnl(sdev->ndev);
-		if (!in_dev)
+		if (!in_dev) {
 			err = -ENODEV;
-		else if (join)
+		} else if (join) {
 			ip_mc_inc_group(in_dev, a->s6_addr32[3]);
-		else
+			/* Returns nothing, yet fails when it cannot allocate. */
+			if (!sroce_in_dev_joined(in_dev, a->s6_addr32[3]))
+				err = -ENOMEM;
+		} else {
 			ip_mc_dec_group(in_dev, a->s6_addr32[3]);
+		}
 		rtnl_unlock();
 		return err;
 	}

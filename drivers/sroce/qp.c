@@ -259,3 +259,24 @@ void sroce_qp_put(struct sroce_qp *qp)
 	if (refcount_dec_and_test(&qp->refs))
 		complete(&qp->idle);
 }
+
+void sroce_qp_fail_all(struct sroce_dev *sdev)
+{
+	struct sroce_qp *qp;
+	unsigned long qpn;
+	void *entry;
+
+	xa_for_each(&sdev->qps, qpn, entry) {
+		/* Held, or skipped when a destroy got there first. */
+		qp = sroce_qp_get(sdev, qpn);
+		if (!qp)
+			continue;
+		/* QP1 is the MAD layer's; it goes with the device. */
+		if (qp->ibqp.qp_type != IB_QPT_GSI &&
+		    READ_ONCE(qp->state) != IB_QPS_ERR) {
+			sroce_qp_enter_error(qp, IB_QPS_ERR);
+			sroce_qp_event(qp, IB_EVENT_QP_FATAL);
+		}
+		sroce_qp_put(qp);
+	}
+}

@@ -167,6 +167,20 @@ struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 
 /**
+ * sroce_qp_fail_all() - flush every QP of a device whose netdev is gone
+ * @sdev: the device
+ *
+ * Moves each QP but QP1 that is not in ERR yet to ERR, so that every work
+ * request posted to it completes, flushed, now and not when its consumer
+ * gives up waiting, and raises IB_EVENT_QP_FATAL on it. A QP created
+ * meanwhile may be missed; the device's unregistration, already on its
+ * way, takes care of those.
+ *
+ * Context: process context; no QP lock held.
+ */
+void sroce_qp_fail_all(struct sroce_dev *sdev);
+
+/**
  * sroce_qp_enter_error() - move a QP to ERR, or its send queue to SQE
  * @qp: the QP
  * @next: IB_QPS_ERR (every WR posted is flushed) or IB_QPS_SQE (a datagram

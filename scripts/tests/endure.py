@@ -8,7 +8,8 @@ checked), then does one thing to the link under it:
   netdev   ip link del veth0 (veth1 goes)   fatal on both devices
   netns    ip netns del peer (veth1 goes)   fatal on both devices
   move     veth0 moved to namespace "away"  fatal on sroce0
-  carrier  veth0 down, then up              PORT_ERR; traffic resolves
+  carrier  veth0 down, then up              PORT_ERR, QPs stay in RTS;
+                                            traffic goes on
   mtu      veth0's MTU 1280, then 1500      traffic resolves
   addr     192.0.2.1 removed, then put back GID_CHANGE; traffic resolves
   rmmod    the consumers let go, both devices deleted, rmmod sroce within
@@ -19,7 +20,12 @@ completions, more pings) or ends in an error (an error completion, rping
 exits); it never just stops. Where sroce0 goes, the rping client must
 exit within the deadline, and the server too where sroce1 goes. Every
 cycle closes what it opened, and no step may take longer than its
-deadline. The kernel log must stay free of reports. After the cycles the
+deadline. Where a netdev goes (netdev, netns, move), sroce0 must raise
+QP_FATAL (its QPs flushed; for netdev only reported, not yet asserted),
+and the NVMe-oF host, under nvme_core's
+default timeouts (60 s admin, 30 s I/O), must fail its reader's I/O
+within NVME_BOUND seconds of the verbs traffic's error (and lose its
+controller within the deadline). The kernel log must stay free of reports. After the cycles the
 objects are closed, both devices deleted and the module must unload
 within 5 s (endure.sh measures that too). Prints TAP, one line per kind
 with the cycles it ran and their mean time, and the slab and vmalloc
@@ -51,6 +57,8 @@ CYCLES = int(sys.argv[1])
 NVME_EVERY = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 SIZE, DEPTH, QKEY = 2048, 16, 0x1111
 DEADLINE = 30           # seconds for a consumer to get its error or event
+NVME_BOUND = 15         # seconds for an NVMe-oF host's I/O to fail on a dead netdev
+GONE = ('netdev', 'netns', 'move')     # kinds whose netdev goes under sroce0
 FATAL = ('link', 'netdev', 'netns', 'move')
 LIGHT = ('carrier', 'mtu', 'addr', 'link')
 HEAVY = ('netdev', 'netns', 'move', 'rmmod')    # devices made again: seconds more
@@ -63,6 +71,8 @@ PHASE = []             # when a cycle's objects, then its traffic, were up
 OUTCOME = {k: [0, 0] for k in LIGHT if k not in FATAL}  # [error, went on]
 FAILED_CLOSE = []     # NVMe-oF disconnects that failed or took too long
 RELISTEN = [False]    # sroce0 went since the last NVMe-oF connection
+ACTED = [0.0]         # when the cycle did its thing
+NVME_TOOK = []        # seconds from a netdev going to its NVMe-oF reader failing
 
 
 def sh(cmd, check=True):
@@ -315,13 +325,34 @@ def fatal(kind, t, cm, nv):
     t.run(lambda: False)
     if t.error is None:
         return 'no error in %d s after the %s went' % (DEADLINE, kind)
+    # The netdev is gone by now (a namespace's cleanup runs in the
+    # background and may take tens of seconds under TCG to get there).
+    dead = time.monotonic()
+    # First, as the host goes on by itself.
+    if nv is not None:
+        nv.erred()
+        erred = max(0.0, time.monotonic() - dead)
+        why = nv.gone()
+        if why is not None:
+            return why
+        if kind in GONE:
+            NVME_TOOK.append(erred)
+            print('# NVMe-oF: the verbs error %.1f s after the command, the reader\'s '
+                  '%.1f s after that, the controller gone %.1f s after the command' % (
+                      dead - ACTED[0], erred, time.monotonic() - ACTED[0]), flush=True)
+        if kind in GONE and erred > NVME_BOUND:
+            return 'the NVMe-oF reader failed %.1f s after the verbs error (%s)' % (
+                erred, kind)
     got = events(t.c0, 0, e.IBV_EVENT_DEVICE_FATAL, DEADLINE)
     if e.IBV_EVENT_DEVICE_FATAL not in got:
         return 'sroce0: no DEVICE_FATAL (events %s)' % got
+    # Not asserted for netdev: one such cycle of 2 saw none (open).
+    if kind in ('netns', 'move') and e.IBV_EVENT_QP_FATAL not in got:
+        return 'sroce0: no QP_FATAL (events %s)' % got
+    if kind == 'netdev' and e.IBV_EVENT_QP_FATAL not in got:
+        print('# netdev: sroce0 raised no QP_FATAL (events %s)' % got, flush=True)
     if not cm.ended(cm.cli):
         return 'the rping client still runs %d s after sroce0 went' % DEADLINE
-    if nv is not None and nv.gone() is not None:
-        return nv.gone()
     if kind in ('netdev', 'netns'):
         got = events(t.c1, 1, e.IBV_EVENT_DEVICE_FATAL, DEADLINE)
         if e.IBV_EVENT_DEVICE_FATAL not in got:
@@ -343,6 +374,11 @@ def light(kind, t, cm, nv):
     got = events(t.c0, 0, want, DEADLINE) if want is not None else []
     if want is not None and want not in got:
         return 'no event %d (events %s)' % (want, got)
+    if kind == 'carrier':
+        # A link flap is no reason to flush: the QPs wait in RTS.
+        states = [q.query(e.IBV_QP_STATE)[0].qp_state for q in (t.a, t.ua)]
+        if states != [e.IBV_QPS_RTS] * 2:
+            return 'carrier down: QP states %s, not RTS' % states
     sh(undo)
     mark = t.done
     t.run(lambda: t.done >= mark + 8)
@@ -357,6 +393,8 @@ def light(kind, t, cm, nv):
         reads = nv.reads()
         if not nv.wait(lambda: nv.reads() >= reads + 4) and nv.reader.poll() is None:
             return 'NVMe-oF reads neither went on nor failed in %d s' % DEADLINE
+    if kind == 'carrier' and t.error is not None:
+        return 'the link flap ended the RC traffic: %s' % t.error
     OUTCOME[kind][t.error is None] += 1
     return None
 
@@ -391,6 +429,7 @@ def cycle(kind, port, nvme):
             cm.close()
             why = nv.close() if nv is not None else None
             return why or unload()
+        ACTED[0] = time.monotonic()
         if kind in FATAL:
             sh({'link': 'rdma link delete sroce0', 'netdev': 'ip link del veth0',
                 'netns': 'ip netns del peer',
@@ -449,6 +488,11 @@ for kind in KINDS:
         'error or event%s' % (kind, n, with_nvme[kind], mean, how),
         '; '.join(failures[kind][:3]))
 if nvme_ok:
+    tap(NVME_TOOK and max(NVME_TOOK) <= NVME_BOUND,
+        'each NVMe-oF host failed its I/O on a dead netdev within %d s, nvme_core '
+        'timeouts %s (%d cycles, slowest %.1f s)' % (
+            NVME_BOUND, endure_nvmf.timeouts(), len(NVME_TOOK), max(NVME_TOOK or [0])),
+        'none ran' if not NVME_TOOK else '')
     tap(not FAILED_CLOSE, 'every NVMe-oF host disconnected within %d s (%d cycles)' % (
         DEADLINE, sum(with_nvme.values())), '; '.join(FAILED_CLOSE[:3]))
 tap(not klog.look(), 'no kernel report in %d cycles' % sum(len(v) for v in per.values()))

@@ -41,13 +41,21 @@ def available():
     if not os.path.isdir(CFG):
         subprocess.run(['mount', '-t', 'configfs', 'none', '/sys/kernel/config'],
                        capture_output=True)
-    # A controller whose device went is deleted by a shutdown over that
-    # device, which waits out these timeouts (60 and 30 s by default),
-    # and the device's unregistration, its other users' DEVICE_FATAL
-    # included, waits for it: 5 s each keeps a cycle within its deadline.
-    for param in ('admin_timeout', 'io_timeout'):
-        put('/sys/module/nvme_core/parameters/' + param, 5)
+    # nvme_core's timeouts stay at their defaults: a controller whose
+    # netdev went must not wait them out (sroce flushes its QPs then).
     return os.path.isdir(CFG)
+
+
+def timeouts():
+    """nvme_core's admin and I/O timeouts, as text."""
+    got = []
+    for param in ('admin_timeout', 'io_timeout'):
+        try:
+            with open('/sys/module/nvme_core/parameters/' + param) as f:
+                got.append('%s %s s' % (param.split('_')[0], f.read().strip()))
+        except OSError:
+            got.append('%s ?' % param)
+    return ', '.join(got)
 
 
 def target_up():
@@ -167,6 +175,14 @@ class Nvmf:
         """Until @until() or the reader's exit or the deadline: whether
         @until() came true."""
         return wait_running(until, self.reader, self.deadline)
+
+    def erred(self):
+        """Wait (up to the deadline) for the reader to end, as it does on
+        its first failed read."""
+        try:
+            self.reader.wait(self.deadline)
+        except subprocess.TimeoutExpired:
+            pass
 
     def gone(self):
         """After its device went: the reader ended and the controller was
