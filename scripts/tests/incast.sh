@@ -22,7 +22,7 @@
 . "$SROCE_SRC/scripts/guest/tap.sh"
 . "$SROCE_SRC/scripts/guest/rendezvous.sh"
 
-rate=10 limit=64 redmin=30 redmax=120 redp=0.1
+rate=10 limit=64 redmin=10 redmax=40 redp=0.2
 dur=20 probes=50
 [ "${SROCE_FULL:-0}" = 1 ] && dur=60 probes=300
 dev=dev0
