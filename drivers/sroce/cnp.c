@@ -38,8 +38,10 @@ bool sroce_cnp_ud_addrs(const struct sk_buff *skb, struct sroce_path *path)
 
 	if (skb->protocol == htons(ETH_P_IP)) {
 		ip4 = ip_hdr(skb);
+		/* All of 0.0.0.0/8: ipv4_is_zeronet() tests 0.0.0.0 alone. */
 		if (ipv4_is_multicast(ip4->saddr) || ipv4_is_lbcast(ip4->saddr) ||
-		    ipv4_is_zeronet(ip4->saddr) || ipv4_is_loopback(ip4->saddr))
+		    !(ip4->saddr & htonl(0xff000000)) ||
+		    ipv4_is_loopback(ip4->saddr))
 			return false;
 		path->ipv6 = false;
 		ipv6_addr_set_v4mapped(ip4->daddr, &path->saddr);
@@ -49,9 +51,10 @@ bool sroce_cnp_ud_addrs(const struct sk_buff *skb, struct sroce_path *path)
 	if (skb->protocol != htons(ETH_P_IPV6))
 		return false;
 	ip6 = ipv6_hdr(skb);
-	if (ipv6_addr_type(&ip6->saddr) &
-	    (IPV6_ADDR_ANY | IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK |
-	     IPV6_ADDR_MAPPED))
+	/* IPV6_ADDR_ANY is no bit of ipv6_addr_type(): "::" is asked apart. */
+	if (ipv6_addr_any(&ip6->saddr) ||
+	    (ipv6_addr_type(&ip6->saddr) &
+	     (IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED)))
 		return false;
 	path->ipv6 = true;
 	path->saddr = ip6->daddr;
