@@ -189,8 +189,7 @@ void sroce_cc_qp_start(struct sroce_qp *qp)
 	hrtimer_cancel(&cc->rate_timer);
 	spin_lock_bh(&cc->lock);
 	cc->np_on = sroce_cc_knob(sdev, SROCE_CC_NP_ENABLE) & prios;
-	cc->rp_prios = sroce_cc_knob(sdev, SROCE_CC_RP_ENABLE) & prios;
-	cc->rp_on = cc->rp_prios;
+	cc->rp_on = sroce_cc_knob(sdev, SROCE_CC_RP_ENABLE) & prios;
 	sroce_cc_params(sdev, &cc->p);
 	sroce_dcqcn_init(&cc->rp, &cc->p);
 	cc->tbf.next_ns = 0;
@@ -203,8 +202,8 @@ void sroce_cc_qp_start(struct sroce_qp *qp)
 
 void sroce_cc_ud_path(struct sroce_qp *qp, struct sroce_path *path)
 {
-	/* rp_prios is written at RTR, before the QP sends. */
-	if (READ_ONCE(qp->cc.rp_prios) & BIT(path->priority & 7))
+	/* rp_on is written at RTR, before the QP sends. */
+	if (READ_ONCE(qp->cc.rp_on) & BIT(path->priority & 7))
 		path->tclass = (path->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
 }
 

@@ -84,9 +84,10 @@ struct sroce_cc_dev {
  * struct sroce_cc_qp - a QP's congestion control
  * @lock: guards @rp, @tbf, @dead and the arming of both timers
  * @np_on: CE-marked packets to this QP are answered with CNPs
- * @rp_on: the QP sends ECN-capable and its rate follows DCQCN
- * @rp_prios: the priorities (bit n: skb priority n) a UD QP's datagrams
- *	leave ECN-capable on, the device's rp_enable when the QP entered RTR
+ * @rp_on: not 0: the QP sends ECN-capable and its rate follows DCQCN;
+ *	the priorities it is on for (bit n: skb priority n), the device's
+ *	rp_enable at RTR: the path's one, or for a UD QP those its
+ *	datagrams leave ECN-capable on
  * @paced: @rp_on or @rate_limit: the requester asks the bucket (read
  *	locklessly; written before RTS)
  * @dead: the QP is being destroyed: no timer is armed again
@@ -102,8 +103,7 @@ struct sroce_cc_dev {
 struct sroce_cc_qp {
 	spinlock_t lock;	/* see the kernel-doc above */
 	bool np_on;
-	bool rp_on;
-	u8 rp_prios;
+	u8 rp_on;
 	bool paced;
 	bool dead;
 	u32 rate_limit;
