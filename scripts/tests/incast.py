@@ -48,11 +48,6 @@ def stamped(path):
     return out
 
 
-def marks(q):
-    """CE marks so far: fq_codel and RED name them differently."""
-    return q.get("ce_mark", q.get("marked", 0))
-
-
 def queue(io, phase, rate):
     """Drops, CE marks and backlog percentiles at the bottleneck."""
     samples = []
@@ -61,7 +56,7 @@ def queue(io, phase, rate):
             q = json.loads(text.strip())
         except ValueError:
             continue
-        q = [x for x in q if x.get("kind") in ("fq_codel", "red")]
+        q = [x for x in q if x.get("kind") == "red"]
         if q:
             samples.append(q[0])
     if not samples:
@@ -71,7 +66,7 @@ def queue(io, phase, rate):
     ms = 8.0 / (rate * 1000)
     return {
         "drops": last.get("drops", 0) - first.get("drops", 0),
-        "ce": marks(last) - marks(first),
+        "ce": last.get("marked", 0) - first.get("marked", 0),
         "sent": last.get("bytes", 0) - first.get("bytes", 0),
         "q50": pct(backlog, 50), "q99": pct(backlog, 99),
         "q50ms": pct(backlog, 50) * ms, "q99ms": pct(backlog, 99) * ms,
