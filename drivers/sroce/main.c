@@ -12,6 +12,7 @@
 
 #include "device.h"
 #include "icrc.h"
+#include "opcode.h"
 #include "sroce.h"
 #include "tx.h"
 #include "udp.h"
@@ -71,6 +72,7 @@ static int __init sroce_init(void)
 	}
 
 	sroce_icrc_init();
+	sroce_opcode_init();
 	err = sroce_udp_init();
 	if (err)
 		return err;

@@ -121,6 +121,16 @@ struct sroce_opcode_info {
 };
 
 /**
+ * sroce_opcode_init() - work out every opcode's meaning once
+ *
+ * Fills the table sroce_opcode_decode() reads; called at module load,
+ * before anything can decode.
+ *
+ * Context: process, module init.
+ */
+void sroce_opcode_init(void);
+
+/**
  * sroce_opcode_decode() - look an opcode up
  * @opcode: opcode from a BTH
  * @info: filled when the opcode is known
