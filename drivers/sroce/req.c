@@ -97,14 +97,14 @@ void sroce_req_free(struct sroce_qp *qp)
 	unsigned long flags;
 
 	/*
-	 * Timers first, so they cannot kick the requester again: the RNR
-	 * timer shut down, the ACK timer told to do nothing. Then the
+	 * Timers first, so they cannot kick the requester again: told to do
+	 * nothing (the RNR timer is not armed again), then cancelled. Then the
 	 * requester stops, and what its last run armed is cancelled.
 	 */
-	timer_shutdown_sync(&qp->req.rnr_timer);
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->req.timers_off = true;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	hrtimer_cancel(&qp->req.rnr_timer);
 	hrtimer_cancel(&qp->req.ack_timer);
 	sroce_req_stop(qp);
 	hrtimer_cancel(&qp->req.ack_timer);
@@ -128,7 +128,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	hrtimer_cancel(&req->ack_timer);
-	timer_delete_sync(&req->rnr_timer);
+	hrtimer_cancel(&req->rnr_timer);
 	sroce_req_at_head(qp);
 	req->psn = qp->params.sq_psn;
 	req->unacked = 0;

@@ -68,7 +68,8 @@ enum {
  * @hold_left: local ACK timeouts that may still be held back because the
  *	QP's packets are still in this host (SROCE_ACK_HOLD); reset by
  *	progress
- * @timers_off: the QP is going away: @ack_timer does nothing (under sq_lock)
+ * @timers_off: the QP is going away: @ack_timer does nothing and
+ *	@rnr_timer is not armed (under sq_lock)
  * @ack_due: when the local ACK timeout is due: the last arming plus the
  *	timeout. Progress moves it and leaves @ack_timer queued where it
  *	was; fired before it, @ack_timer only moves itself on to it
@@ -78,7 +79,10 @@ enum {
  *	(retry_cnt + 1) timeouts (SROCE_ACK_HOLD more while our own packets
  *	cannot leave this host) and the timer wheel's slack at these
  *	periods is up to an eighth
- * @rnr_timer: the RNR NAK's wait
+ * @rnr_timer: the RNR NAK's wait; an hrtimer, because the codes go down
+ *	a hundredfold below a jiffy of a HZ=100 kernel (0.01 to 655 ms), and
+ *	a wait of a jiffy for perftest's 0.64 ms held its sends ten times as
+ *	long as asked. Armed under sq_lock, never once @timers_off is set
  * @path: where packets go, set on entering RTR
  * @dst_cache: the route to @path, for the requester's and the responder's
  *	packets (RC); reset when @path changes
@@ -127,7 +131,7 @@ struct sroce_req {
 	bool timers_off;
 	ktime_t ack_due;
 	struct hrtimer ack_timer;
-	struct timer_list rnr_timer;
+	struct hrtimer rnr_timer;
 	struct sroce_path path;
 	struct dst_cache dst_cache;
 	bool gathering;

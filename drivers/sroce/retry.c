@@ -78,6 +78,20 @@ void sroce_retry_progress(struct sroce_qp *qp)
 	sroce_retry_arm(qp, true);
 }
 
+/*
+ * The wait an RNR NAK asks for, at least as long as its code says: up
+ * to an eighth more, 50 us at least, is slack the kernel may use to fire
+ * it with another timer.
+ */
+static void sroce_retry_rnr_arm(struct sroce_req *req, int rnr_code)
+{
+	u64 ns = (u64)sroce_rnr_timer_usecs(rnr_code) * NSEC_PER_USEC;
+
+	hrtimer_start_range_ns(&req->rnr_timer, ns_to_ktime(ns),
+			       max_t(u64, ns / 8, 50 * NSEC_PER_USEC),
+			       HRTIMER_MODE_REL_SOFT);
+}
+
 enum ib_wc_status sroce_retry_again(struct sroce_qp *qp, bool at_psn, u32 psn,
 				    int rnr_code)
 {
@@ -95,9 +109,8 @@ enum ib_wc_status sroce_retry_again(struct sroce_qp *qp, bool at_psn, u32 psn,
 		trace_sroce_rnr_wait(&qp->ibqp, sroce_rnr_timer_usecs(rnr_code),
 				     req->rnr_left, 0);
 		hrtimer_try_to_cancel(&req->ack_timer);
-		mod_timer(&req->rnr_timer, jiffies +
-			  max_t(unsigned long, 1,
-				usecs_to_jiffies(sroce_rnr_timer_usecs(rnr_code))));
+		if (!req->timers_off)
+			sroce_retry_rnr_arm(req, rnr_code);
 	} else {
 		if (!req->retry_left)
 			return IB_WC_RETRY_EXC_ERR;
@@ -206,20 +219,22 @@ out:
 	return HRTIMER_NORESTART;
 }
 
-static void sroce_retry_rnr_expired(struct timer_list *t)
+static enum hrtimer_restart sroce_retry_rnr_expired(struct hrtimer *t)
 {
-	struct sroce_qp *qp = timer_container_of(qp, t, req.rnr_timer);
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, req.rnr_timer);
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->req.rnr_wait = false;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	sroce_req_kick(&qp->req);
+	return HRTIMER_NORESTART;
 }
 
 void sroce_retry_init(struct sroce_qp *qp)
 {
 	hrtimer_setup(&qp->req.ack_timer, sroce_retry_ack_timeout, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
-	timer_setup(&qp->req.rnr_timer, sroce_retry_rnr_expired, 0);
+	hrtimer_setup(&qp->req.rnr_timer, sroce_retry_rnr_expired, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 }

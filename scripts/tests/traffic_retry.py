@@ -5,7 +5,8 @@ on one device.
 
 - RNR: a SEND waits while the responder has no receive, and completes
   intact once one is posted (rnr_retry 7 is for ever); with rnr_retry 2 it
-  fails RNR_RETRY_EXC_ERR after exactly three RNR NAKs.
+  fails RNR_RETRY_EXC_ERR after exactly three RNR NAKs; each wait is the
+  time its code names (0.64 ms), not a jiffy.
 - Transport retries: against a responder that went to ERR (it drops
   everything), a WRITE fails RETRY_EXC_ERR after retry_cnt + 1 ACK
   timeouts, no sooner and within (retry_cnt + 1.5) x the timeout.
@@ -91,6 +92,34 @@ tap(delta(before, 'rx_rnr_nak') == 3, 'after exactly three RNR NAKs',
 tap(state(a) == e.IBV_QPS_ERR and state(b) == e.IBV_QPS_RTS,
     'requester in ERR, responder still RTS', 'states %d %d' % (state(a), state(b)))
 del a, b
+
+# The RNR wait is the time its code names, not a jiffy: min_rnr_timer 12
+# is 0.64 ms, so rnr_retry 6 (six waits, seven NAKs) fails after 3.84 ms
+# at least. A timer of jiffies waited 4 ms or more each (HZ=250), 24 ms
+# in all; the best of three tries must stay under 20 (a TCG guest on a
+# loaded host stalls now and then, hence the best).
+RNR_CODE, RNR_WAIT = 12, 0.64e-3
+took = []
+for _ in range(3):
+    (a, acq), (b, bcq) = pair(min_rnr_timer=RNR_CODE, rnr_retry=6)
+    before = counters()
+    t0 = time.monotonic()
+    a.post_send(send(64))
+    aw = poll(acq, 1)
+    took.append(time.monotonic() - t0)
+    ok = ([w.status for w in aw] == [e.IBV_WC_RNR_RETRY_EXC_ERR] and
+          delta(before, 'rx_rnr_nak') == 7)
+    del a, b
+    if not ok:
+        break
+tap(ok, 'rnr_retry 6: RNR_RETRY_EXC_ERR after seven RNR NAKs',
+    'got %s, rx_rnr_nak +%d' % ([w.status for w in aw], delta(before, 'rx_rnr_nak')))
+tap(ok and min(took) >= 6 * RNR_WAIT,
+    'six RNR waits of code %d take at least 6 x %.2f ms' % (RNR_CODE, RNR_WAIT * 1e3),
+    'took %s ms' % ['%.2f' % (t * 1e3) for t in took])
+tap(ok and min(took) < 0.020,
+    'and not a jiffy each: the best of three under 20 ms',
+    'took %s ms' % ['%.2f' % (t * 1e3) for t in took])
 
 # Transport retries exhausted: nothing ever answers. timeout 18 is
 # 4.096 us << 18 = 1074 ms. No sooner than retry_cnt + 1 of them; the
