@@ -95,6 +95,29 @@ static void rnr_timer_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_rnr_timer_usecs(31), 491520U);
 }
 
+static void rnr_wait_test(struct kunit *test)
+{
+	u8 streak;
+
+	/* Every wait of a finite rnr_retry (6 at most) is the code's time. */
+	for (streak = 1; streak <= SROCE_RNR_EXACT; streak++) {
+		KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(1, streak), 10U);
+		KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(12, streak), 640U);
+	}
+	/* Then, retrying for ever, twice as long each time... */
+	KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(1, 8), 20U);
+	KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(1, 9), 40U);
+	KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(12, 10), 5120U);
+	/* ...up to the cap, however long the streak, */
+	KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(12, 11),
+			(u32)SROCE_RNR_BACKOFF_MAX_US);
+	KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(1, 255),
+			(u32)SROCE_RNR_BACKOFF_MAX_US);
+	/* never below the code's own time. */
+	KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(0, 255), 655360U);
+	KUNIT_EXPECT_EQ(test, sroce_retry_rnr_wait(24, 100), 40960U);
+}
+
 static void ack_timeout_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, sroce_ack_timeout_usecs(0), 0ULL);	/* infinite */
@@ -731,6 +754,7 @@ static struct kunit_case sroce_engine_cases[] = {
 	KUNIT_CASE(cwnd_rtt_test),
 	KUNIT_CASE(cwnd_ack_every_test),
 	KUNIT_CASE(rnr_timer_test),
+	KUNIT_CASE(rnr_wait_test),
 	KUNIT_CASE(ack_timeout_test),
 	KUNIT_CASE(atomic_fetch_add_test),
 	KUNIT_CASE(atomic_cmp_swap_test),

@@ -155,6 +155,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	qp->comp.acked_psn = sroce_psn_add(req->psn, SROCE_PSN_MASK);
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
+	req->rnr_streak = 0;
 	req->hold_left = SROCE_ACK_HOLD;
 	sroce_cwnd_init(&req->cw,
 			sroce_cwnd_ceiling(ib_mtu_enum_to_int(qp->params.path_mtu)),

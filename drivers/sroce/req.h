@@ -63,6 +63,9 @@ enum {
  * @rnr_wait: an RNR NAK came; nothing is sent until @rnr_timer fires
  * @retry_left: transport retries left (timeouts, sequence NAKs); reset by
  *	progress
+ * @rnr_streak: RNR NAKs in a row, with no progress between (up to 255):
+ *	from the eighth the wait doubles (sroce_retry_rnr_wait()); reset by
+ *	progress
  * @rnr_left: RNR retries left (ignored when rnr_retry is 7); reset by
  *	progress
  * @hold_left: local ACK timeouts that may still be held back because the
@@ -126,6 +129,7 @@ struct sroce_req {
 	u32 rewind_psn;
 	bool rnr_wait;
 	u8 retry_left;
+	u8 rnr_streak;
 	u8 rnr_left;
 	u8 hold_left;
 	bool timers_off;

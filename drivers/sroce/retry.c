@@ -68,6 +68,7 @@ void sroce_retry_progress(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->sq_lock);
 	req->retry_left = qp->params.retry_cnt;
 	req->rnr_left = qp->params.rnr_retry;
+	req->rnr_streak = 0;
 	req->hold_left = SROCE_ACK_HOLD;
 	qp->comp.gap_set = false;
 	/*
@@ -78,14 +79,25 @@ void sroce_retry_progress(struct sroce_qp *qp)
 	sroce_retry_arm(qp, true);
 }
 
+u32 sroce_retry_rnr_wait(u8 code, u8 streak)
+{
+	u32 us = sroce_rnr_timer_usecs(code);
+
+	if (streak <= SROCE_RNR_EXACT || us >= SROCE_RNR_BACKOFF_MAX_US)
+		return us;
+	streak = min_t(u8, streak - SROCE_RNR_EXACT, 20);
+	return min_t(u64, (u64)us << streak, SROCE_RNR_BACKOFF_MAX_US);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_retry_rnr_wait);
+
 /*
- * The wait an RNR NAK asks for, at least as long as its code says: up
- * to an eighth more, 50 us at least, is slack the kernel may use to fire
- * it with another timer.
+ * The wait, at least as long as asked: up to an eighth more, 50 us at
+ * least, is slack the kernel may use to fire it with another timer.
  */
 static void sroce_retry_rnr_arm(struct sroce_req *req, int rnr_code)
 {
-	u64 ns = (u64)sroce_rnr_timer_usecs(rnr_code) * NSEC_PER_USEC;
+	u64 ns = (u64)sroce_retry_rnr_wait(rnr_code, req->rnr_streak) *
+		 NSEC_PER_USEC;
 
 	hrtimer_start_range_ns(&req->rnr_timer, ns_to_ktime(ns),
 			       max_t(u64, ns / 8, 50 * NSEC_PER_USEC),
@@ -106,6 +118,8 @@ enum ib_wc_status sroce_retry_again(struct sroce_qp *qp, bool at_psn, u32 psn,
 			req->rnr_left--;
 		}
 		req->rnr_wait = true;
+		if (req->rnr_streak < U8_MAX)
+			req->rnr_streak++;
 		trace_sroce_rnr_wait(&qp->ibqp, sroce_rnr_timer_usecs(rnr_code),
 				     req->rnr_left, 0);
 		hrtimer_try_to_cancel(&req->ack_timer);

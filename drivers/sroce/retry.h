@@ -72,6 +72,28 @@ void sroce_retry_progress(struct sroce_qp *qp);
  */
 u32 sroce_rnr_timer_usecs(u8 code);
 
+/* RNR waits as asked, in a row; then they double up to the cap. */
+#define SROCE_RNR_EXACT			7
+#define SROCE_RNR_BACKOFF_MAX_US	10000
+
+/**
+ * sroce_retry_rnr_wait() - how long the requester waits after an RNR NAK
+ * @code: the NAK's 5-bit timer code (IBTA table 45)
+ * @streak: RNR NAKs in a row without progress, this one included
+ *
+ * The time @code stands for, for the first SROCE_RNR_EXACT NAKs of a
+ * streak: every wait of a finite rnr_retry (6 at most). A QP that retries
+ * for ever (rnr_retry 7) then doubles it each time, up to
+ * SROCE_RNR_BACKOFF_MAX_US (or the code's own time when that is longer):
+ * IBTA sets the least wait, not the most, and a QP left waiting on a
+ * receiver that never posts should not send a packet every few
+ * microseconds for as long as it lives.
+ *
+ * Context: any.
+ * Return: microseconds.
+ */
+u32 sroce_retry_rnr_wait(u8 code, u8 streak);
+
 /**
  * sroce_ack_timeout_usecs() - the local ACK timeout a QP attribute means
  * @timeout: the 5-bit exponent: 4.096 us << @timeout; 0 is infinite

@@ -67,6 +67,9 @@ tr=/sys/kernel/tracing
 [ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
 if check "sroce's tracepoints are in tracefs" [ -d $tr/events/sroce ]; then
 	: >$tr/trace
+	# Room for every event: traffic_retry.py's RNR wait of code 1
+	# (10 us) alone draws some 6000 NAKs in its half second.
+	echo 16384 >$tr/buffer_size_kb
 	echo 1 >$tr/events/sroce/enable
 	for c in tx_nak_seq tx_nak_error tx_rnr_nak ack_timeout rx_drop_qkey; do
 		eval "t0_$c=\$(counter $c)"
@@ -100,6 +103,8 @@ if [ -d $tr/events/sroce ]; then
 	events() { grep -c "$1" $tr/trace; }
 	moved() { echo $(($(counter "$1") - $(eval "echo \$t0_$1"))); }
 	naks=$(($(moved tx_nak_seq) + $(moved tx_nak_error) + $(moved tx_rnr_nak)))
+	check "trace: no event lost (overrun 0 on every CPU)" \
+		sh -c "! grep -h '^overrun: [1-9]' $tr/per_cpu/cpu*/stats"
 	check "trace: a sroce_nak sent for each NAK counted ($naks)" \
 		[ "$(events 'sroce_nak: sroce0 qpn=[0-9]* sent')" = "$naks" ]
 	check "trace: sroce_nak received (RNR and error NAKs came back)" \

@@ -54,7 +54,8 @@ def delta(before, name):
 
 
 # RNR, then buffers appear: min_rnr_timer 1 is 10 us, so the requester
-# asks many times while we sleep; it must not give up (rnr_retry 7).
+# asks many times while we sleep (seven at 10 us, then backing off to
+# 10 ms); it must not give up (rnr_retry 7).
 data = bytes((i * 7 + 3) & 0xff for i in range(4096))
 mr.write(data, len(data), 0)
 (a, acq), (b, bcq) = pair(min_rnr_timer=1)
