@@ -104,6 +104,9 @@ void sroce_path_set_netdev(struct sroce_path *path, struct sroce_dev *sdev,
  * @sdev: the sending device
  * @len: bytes from the BTH to the end of the pad (the ICRC is added)
  *
+ * Up to 2 KiB in all, the room is a piece of a pool page, which holds an
+ * earlier packet's bytes: the caller writes every byte it puts.
+ *
  * Context: any (GFP_ATOMIC).
  * Return: an empty skb, or NULL.
  */

@@ -239,8 +239,10 @@ struct page_pool;
  *	holds a reference until dealloc_driver
  * @tx_pages: pages for packets sent, recycled when the stack frees them
  *	(sroce_net_alloc_skb_reuse()), or NULL
- * @tx_pages_lock: serialises allocations from @tx_pages (a page pool
- *	takes one consumer at a time)
+ * @tx_frags: pages cut into pieces for packets of up to 2 KiB
+ *	(sroce_net_alloc_skb()), recycled alike, or NULL
+ * @tx_pages_lock: serialises allocations from @tx_pages and @tx_frags (a
+ *	page pool takes one consumer at a time)
  * @cc: congestion control parameters (cc.h, the cc/ sysfs files)
  * @roce_v1: the port speaks RoCE v1 too (the roce_v1 module parameter
  *	when the device was added); fixed for the device's life
@@ -265,6 +267,7 @@ struct sroce_dev {
 	u32 nmcg;
 	struct sroce_tx_pool *tx_pool;
 	struct page_pool *tx_pages;
+	struct page_pool *tx_frags;
 	spinlock_t tx_pages_lock;	/* see the kernel-doc above */
 	struct sroce_cc_dev cc;
 	bool roce_v1;
