@@ -45,7 +45,8 @@ static const struct ib_device_attr sroce_caps = {
 			    IB_DEVICE_SRQ_RESIZE | IB_DEVICE_RC_RNR_NAK_GEN |
 			    IB_DEVICE_PORT_ACTIVE_EVENT | IB_DEVICE_BAD_PKEY_CNTR |
 			    IB_DEVICE_BAD_QKEY_CNTR | IB_DEVICE_MEM_WINDOW |
-			    IB_DEVICE_MEM_WINDOW_TYPE_2B | SROCE_DEVICE_CAPS_IBTA15,
+			    IB_DEVICE_MEM_WINDOW_TYPE_2B | IB_DEVICE_FLUSH_GLOBAL |
+			    IB_DEVICE_FLUSH_PERSISTENT | IB_DEVICE_ATOMIC_WRITE,
 	.kernel_cap_flags = IBK_ALLOW_USER_UNREG | SROCE_ODP_KERNEL_CAP,
 	/* RC, and UD sends; explicit MRs only (Documentation/verbs.rst). */
 	.odp_caps = {

@@ -98,12 +98,10 @@
  * user ABI's, the same in every kernel; without them the core lets no
  * consumer ask for either, and the device does not advertise them.
  */
-#ifdef SROCE_HAVE_IBTA15_VERBS
-#define SROCE_DEVICE_CAPS_IBTA15 (IB_DEVICE_FLUSH_GLOBAL | \
-				  IB_DEVICE_FLUSH_PERSISTENT | \
-				  IB_DEVICE_ATOMIC_WRITE)
-#else
-#define SROCE_DEVICE_CAPS_IBTA15 0
+#ifndef SROCE_HAVE_IBTA15_VERBS
+#define IB_DEVICE_FLUSH_GLOBAL 0
+#define IB_DEVICE_FLUSH_PERSISTENT 0
+#define IB_DEVICE_ATOMIC_WRITE 0
 #define IB_WR_FLUSH 14
 #define IB_WR_ATOMIC_WRITE 15
 #define IB_WC_FLUSH 8
