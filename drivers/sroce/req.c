@@ -97,9 +97,8 @@ void sroce_req_free(struct sroce_qp *qp)
 	unsigned long flags;
 
 	/*
-	 * Timers first, so they cannot kick the requester again: told to do
-	 * nothing (the RNR timer is not armed again), then cancelled. Then the
-	 * requester stops, and what its last run armed is cancelled.
+	 * Timers first, told to do nothing (and not armed again), then
+	 * cancelled; the requester stops, and what its last run armed goes.
 	 */
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	qp->req.timers_off = true;
