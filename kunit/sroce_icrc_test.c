@@ -585,6 +585,7 @@ static void icrc_chain_segments_test(struct kunit *test)
 static void net_alloc_reuse_test(struct kunit *test)
 {
 	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	const size_t shinfo = sizeof(struct skb_shared_info);
 	struct sk_buff *skb, *big, *small, *tiny;
 	unsigned int pool;
 
@@ -623,13 +624,27 @@ static void net_alloc_reuse_test(struct kunit *test)
 				KUNIT_EXPECT_LT(test, small->truesize, PAGE_SIZE);
 			kfree_skb(small);
 		}
+		/* Headers alone: a 512-byte piece of a pool page, or kmalloc. */
 		tiny = sroce_net_alloc_skb_reuse(sdev, 12 + 4);
 		KUNIT_EXPECT_NOT_NULL(test, tiny);
 		if (tiny) {
-			KUNIT_EXPECT_FALSE(test, tiny->pp_recycle);
+			KUNIT_EXPECT_EQ(test, (unsigned int)tiny->pp_recycle, pool);
+			KUNIT_EXPECT_EQ(test, (unsigned int)tiny->head_frag, pool);
 			KUNIT_EXPECT_GE(test, skb_tailroom(tiny), 12 + 4 +
 					SROCE_ICRC_BYTES);
+			KUNIT_EXPECT_LT(test, tiny->truesize, 1024U);
 			kfree_skb(tiny);
+		}
+		/* A path MTU 1024 packet: a 2 KiB piece, charged as kmalloc's. */
+		small = sroce_net_alloc_skb(sdev, 1024 + 28);
+		KUNIT_EXPECT_NOT_NULL(test, small);
+		if (small) {
+			KUNIT_EXPECT_EQ(test, (unsigned int)small->pp_recycle, pool);
+			KUNIT_EXPECT_GE(test, skb_tailroom(small), 1024 + 28 +
+					SROCE_ICRC_BYTES);
+			KUNIT_EXPECT_LE(test, small->truesize,
+					SKB_TRUESIZE(SZ_2K - SKB_DATA_ALIGN(shinfo)));
+			kfree_skb(small);
 		}
 		if (pool)
 			sroce_net_pages_free(sdev);
