@@ -148,7 +148,20 @@ run_phase() {
 		fi
 		rc=0
 		wait $bw || rc=$?
-		check "$SROCE_ROLE: ib_write_bw finished, cc $phase" [ $rc = 0 ] ||
+		what="ib_write_bw finished"
+		# Without congestion control the queue can drop every packet of
+		# one sender for longer than its 7 retries of 1 s (perftest's
+		# -u 18) while the other keeps it full: RETRY_EXC_ERR (status
+		# 12) is then what IBTA asks of the QP, not a fault.
+		if [ "$phase" = off ]; then
+			what="ib_write_bw finished, or starved to RETRY_EXC_ERR"
+			if [ $rc != 0 ] &&
+			   grep -q 'Failed status 12:' "$io/bw-$phase-$SROCE_ROLE"; then
+				echo "# $SROCE_ROLE: starved with cc off: RETRY_EXC_ERR"
+				rc=0
+			fi
+		fi
+		check "$SROCE_ROLE: $what, cc $phase" [ $rc = 0 ] ||
 			tail -n 5 "$io/bw-$phase-$SROCE_ROLE" | diag
 	fi
 	counters >"$io/ctr1-$phase-$SROCE_ROLE"
