@@ -572,15 +572,28 @@ static void icrc_chain_segments_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, c->pkts);
 }
 
+/* @skb was given, from the pool when there is one, with @room and the ICRC. */
+static bool alloc_fits(struct kunit *test, struct sk_buff *skb,
+		       unsigned int room, unsigned int pool)
+{
+	KUNIT_EXPECT_NOT_NULL(test, skb);
+	if (!skb)
+		return false;
+	KUNIT_EXPECT_EQ(test, (unsigned int)skb->pp_recycle, pool);
+	KUNIT_EXPECT_GE(test, skb_tailroom(skb), room + SROCE_ICRC_BYTES);
+	return true;
+}
+
 /*
  * Packets in pages of the device's pool (sroce_net_alloc_skb_reuse()),
  * without a pool and with one: linear, the headroom and the room asked
  * for (the ICRC's included), marked for their page to go back to the
  * pool; one with a path MTU of 1024's payload in a page too, charged the
- * whole page; one too long for the pool's page, and a short one (an
- * ACK's headers), from alloc_skb() instead. A packet freed after the pool
- * is gone returns its page to the kernel (KASAN and kmemleak watch that
- * on the debug kernel).
+ * whole page; one too long for the pool's page from alloc_skb() instead;
+ * a short one (an ACK's headers) and one of path MTU 1024 from pieces of
+ * the second pool's pages (sroce_net_alloc_skb()), charged no more than
+ * kmalloc() would. A packet freed after the pool is gone returns its
+ * page to the kernel (KASAN and kmemleak watch that on the debug kernel).
  */
 static void net_alloc_reuse_test(struct kunit *test)
 {
@@ -613,11 +626,7 @@ static void net_alloc_reuse_test(struct kunit *test)
 			kfree_skb(big);
 		}
 		small = sroce_net_alloc_skb_reuse(sdev, 1024 + 16);
-		KUNIT_EXPECT_NOT_NULL(test, small);
-		if (small) {
-			KUNIT_EXPECT_EQ(test, (unsigned int)small->pp_recycle, pool);
-			KUNIT_EXPECT_GE(test, skb_tailroom(small), 1024 + 16 +
-					SROCE_ICRC_BYTES);
+		if (alloc_fits(test, small, 1024 + 16, pool)) {
 			if (pool)
 				KUNIT_EXPECT_GE(test, small->truesize, 2 * PAGE_SIZE);
 			else
@@ -626,22 +635,14 @@ static void net_alloc_reuse_test(struct kunit *test)
 		}
 		/* Headers alone: a 512-byte piece of a pool page, or kmalloc. */
 		tiny = sroce_net_alloc_skb_reuse(sdev, 12 + 4);
-		KUNIT_EXPECT_NOT_NULL(test, tiny);
-		if (tiny) {
-			KUNIT_EXPECT_EQ(test, (unsigned int)tiny->pp_recycle, pool);
+		if (alloc_fits(test, tiny, 12 + 4, pool)) {
 			KUNIT_EXPECT_EQ(test, (unsigned int)tiny->head_frag, pool);
-			KUNIT_EXPECT_GE(test, skb_tailroom(tiny), 12 + 4 +
-					SROCE_ICRC_BYTES);
 			KUNIT_EXPECT_LT(test, tiny->truesize, 1024U);
 			kfree_skb(tiny);
 		}
 		/* A path MTU 1024 packet: a 2 KiB piece, charged as kmalloc's. */
 		small = sroce_net_alloc_skb(sdev, 1024 + 28);
-		KUNIT_EXPECT_NOT_NULL(test, small);
-		if (small) {
-			KUNIT_EXPECT_EQ(test, (unsigned int)small->pp_recycle, pool);
-			KUNIT_EXPECT_GE(test, skb_tailroom(small), 1024 + 28 +
-					SROCE_ICRC_BYTES);
+		if (alloc_fits(test, small, 1024 + 28, pool)) {
 			KUNIT_EXPECT_LE(test, small->truesize,
 					SKB_TRUESIZE(SZ_2K - SKB_DATA_ALIGN(shinfo)));
 			kfree_skb(small);
