@@ -120,7 +120,8 @@ enum ib_wc_status sroce_retry_again(struct sroce_qp *qp, bool at_psn, u32 psn,
 		req->rnr_wait = true;
 		if (req->rnr_streak < U8_MAX)
 			req->rnr_streak++;
-		trace_sroce_rnr_wait(&qp->ibqp, sroce_rnr_timer_usecs(rnr_code),
+		trace_sroce_rnr_wait(&qp->ibqp,
+				     sroce_retry_rnr_wait(rnr_code, req->rnr_streak),
 				     req->rnr_left, 0);
 		hrtimer_try_to_cancel(&req->ack_timer);
 		if (!req->timers_off)
